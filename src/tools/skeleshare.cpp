@@ -1,0 +1,2 @@
+// placeholder main replaced by the CLI helper
+int main() { return 0; }
