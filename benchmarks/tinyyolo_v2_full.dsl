@@ -1,0 +1,52 @@
+// TinyYolo v2 (darknet yolov2-tiny-voc), the full VOC network: 3,485,520,896 MACs.
+//
+// All nine convolutions (layer table: shared/reference/benchmarks.md). The paper measures
+// a variant without layer 8 and with the last layer as a 3x3 convolution; that variant is
+// tinyyolo_v2.dsl (2,063,692,800 MACs).
+//   layers 1-7          1,869,004,800
+//   layer 8 (3x3)       1,594,884,096  (13*13*1024*9*1024)
+//   layer 9 (1x1)          21,632,000  (13*13*125*1024)
+//   total               3,485,520,896
+//
+// Input 416x416x3 (H x W x C). Convs 1-8: 3x3, stride 1, "same" zero padding
+// (pad(x, 1)), batch-norm folded, leaky ReLU. Pools 1-5: 2x2 stride 2. Pool 6: 2x2
+// stride 1 keeping 13x13, as darknet does: one row at the bottom and one column at the
+// right filled with the minimum value -128 (pad(x, 0, 1, 0, 1, fill=-128)), then the
+// window. Layer 9 is a 1x1, 1024 -> 125 linear convolution (no activation); its output
+// stays in i32 (13x13x125 = 5 anchors x (5 box values + 20 VOC classes)).
+//
+// Integer arithmetic (docs/ir.md): activations and weights i8, i32 accumulation,
+// requant(x, s) to i8 then leaky_relu(x, 3) (negative values >> 3, i.e. slope 1/8 for
+// darknet's 0.1). Deviations: batch-norm and biases omitted (folding only changes the
+// weights; biases use no DSPs), slope 1/8 instead of 0.1, requant shifts chosen for the
+// CLI's random i8 data so that activations neither saturate nor vanish (README.md).
+
+input  image : i8[416][416][3];
+
+weight w1 : i8[16][3][3][3];
+weight w2 : i8[32][3][3][16];
+weight w3 : i8[64][3][3][32];
+weight w4 : i8[128][3][3][64];
+weight w5 : i8[256][3][3][128];
+weight w6 : i8[512][3][3][256];
+weight w7 : i8[1024][3][3][512];
+weight w8 : i8[1024][3][3][1024];
+weight w9 : i8[125][1][1][1024];
+
+let c1 = leaky_relu(requant(conv(pad(image, 1), w1), 10), 3);   // 416x416x16
+let p1 = maxpool(c1, 2);                                        // 208x208x16
+let c2 = leaky_relu(requant(conv(pad(p1, 1), w2), 10), 3);      // 208x208x32
+let p2 = maxpool(c2, 2);                                        // 104x104x32
+let c3 = leaky_relu(requant(conv(pad(p2, 1), w3), 10), 3);      // 104x104x64
+let p3 = maxpool(c3, 2);                                        // 52x52x64
+let c4 = leaky_relu(requant(conv(pad(p3, 1), w4), 11), 3);      // 52x52x128
+let p4 = maxpool(c4, 2);                                        // 26x26x128
+let c5 = leaky_relu(requant(conv(pad(p4, 1), w5), 11), 3);      // 26x26x256
+let p5 = maxpool(c5, 2);                                        // 13x13x256
+let c6 = leaky_relu(requant(conv(pad(p5, 1), w6), 11), 3);      // 13x13x512
+let p6 = maxpool(pad(c6, 0, 1, 0, 1, fill=-128), 2, 1);         // 14x14 -> 13x13x512
+let c7 = leaky_relu(requant(conv(pad(p6, 1), w7), 12), 3);      // 13x13x1024
+let c8 = leaky_relu(requant(conv(pad(c7, 1), w8), 12), 3);      // 13x13x1024
+
+// Detection layer, 1x1, linear: 13x13x125 (i32)
+output detections = conv(c8, w9);
