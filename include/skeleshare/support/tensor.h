@@ -72,4 +72,23 @@ class Tensor {
 /// Number of elements of a shape; throws std::length_error past 2^40.
 size_t shapeElements(const std::vector<int64_t>& shape);
 
+// ---- shape manipulation (used by the interpreter's data-transform skeletons) ---------
+// All of these copy; each throws std::out_of_range with a message on bad arguments.
+
+/// The sub-tensor t[i] along the outermost dimension (rank - 1).
+Tensor subTensor(const Tensor& t, int64_t i);
+/// The same elements (row-major) under another shape with the same element count.
+Tensor reshaped(const Tensor& t, std::vector<int64_t> shape);
+/// The block of extent `shape` whose first element is t[begin...] (one entry per dim).
+Tensor extractBlock(const Tensor& t, const std::vector<int64_t>& begin,
+                    const std::vector<int64_t>& shape);
+/// Copies `src` into `dst` at `begin`; same rank, block within bounds. Values are copied
+/// unchanged, so src's width must not exceed dst's.
+void insertBlock(Tensor& dst, const std::vector<int64_t>& begin, const Tensor& src);
+/// `t` enlarged to `shape` (every dimension at least t's): new elements, appended at the
+/// end of each dimension, are `fill`.
+Tensor padTo(const Tensor& t, const std::vector<int64_t>& shape, int32_t fill = 0);
+/// Swaps the two outermost dimensions: out[j][i][...] = t[i][j][...].
+Tensor transposeOuter(const Tensor& t);
+
 }  // namespace skeleshare
