@@ -137,7 +137,8 @@ void Verifier::checkLocal(const Term* t) {
     report(t, path(), brief(ctx_, t) + ": the type rule fails: " + r.error);
   else if (r.type != t->type())
     report(t, path(), brief(ctx_, t) + ": stored type " + typeStr(t->type()) + " but the type rule gives " +
-                          typeStr(r.type));
+                          typeStr(r.type) +
+                          (typeStr(t->type()) == typeStr(r.type) ? " of this Context (is the term from another Context?)" : ""));
   if (t->op() == Op::App && !opts_.allowApp)
     report(t, path(), brief(ctx_, t) + ": application is only allowed after extraction (VerifyOptions::allowApp)");
   if (t->op() == Op::Input && !symbolOf(ctx_, t))
@@ -150,8 +151,8 @@ void Verifier::checkVar(const Term* t) {
   if (i < binders_.size()) {
     const Type* want = binders_[binders_.size() - 1 - i];
     if (want != t->annot())
-      report(t, path(), v + " is annotated " + typeStr(t->annot()) + " but its binder (the " +
-                            std::to_string(i + 1) + ". enclosing lambda) has parameter type " + typeStr(want));
+      report(t, path(), v + " is annotated " + typeStr(t->annot()) +
+                            " but is bound by a lambda with parameter type " + typeStr(want));
     return;
   }
   const uint64_t k = i - binders_.size();
