@@ -29,8 +29,9 @@ struct VerifyOptions {
   std::vector<const Type*> freeVarTypes;
   /// Largest treeSize() allowed; 0 = no limit.
   uint64_t maxTreeSize = 0;
-  /// Deepest nesting allowed (a leaf has depth 1); 0 = no limit. Use the parser's
-  /// ParseOptions::maxDepth to check that the printed term can be parsed back.
+  /// Deepest nesting allowed (a leaf has depth 1); 0 = no limit. The parser's
+  /// ParseOptions::maxDepth counts written types as levels too, so leave a margin when
+  /// using this to check that the printed term parses back.
   uint64_t maxDepth = 0;
   /// Stop after this many problems.
   size_t maxProblems = 100;
