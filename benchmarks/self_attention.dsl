@@ -20,8 +20,9 @@
 // Softmax is not integer arithmetic. This program uses ReLU attention normalised by the
 // sequence length, as in "Replacing softmax with ReLU in Vision Transformers" (Wortsman
 // et al., 2023): A = relu(Q K^T / sqrt(D)), out = (A V) / S. In fixed point:
-//   - Q, K, V are requantised to i8 (requant shift 10: the i32 sum of 64 products of
-//     i8 values has a standard deviation of about 2^15 for random data);
+//   - Q, K, V are requantised to i8 (requant shift 6: with the generator's random data,
+//     activations uniform in [-128, 127] and weights in [-8, 7], the i32 sum of 64
+//     products has a standard deviation of about 8*74*4.6 ~ 2^11.4);
 //   - the scores are requantised by a shift of 9 = 3 (the 1/sqrt(D) = 2^-3 scale) + 6
 //     (fixed-point rescaling), then relu: A is i8 in [0, 127];
 //   - out is requantised by a shift of 8 = 6 (the 1/S = 2^-6 normalisation) + 2
@@ -34,8 +35,8 @@ weight wq_t : i8[64][64];          // Wq transposed
 weight wk_t : i8[64][64];          // Wk transposed
 weight wv_t : i8[64][64];          // Wv transposed
 
-let q = requant(mm(x, wq_t), 10);                   // 64 x 64, Q = X Wq
-let k = requant(mm(x, wk_t), 10);                   // 64 x 64, K = X Wk
-let v = requant(mm(x, wv_t), 10);                   // 64 x 64, V = X Wv
+let q = requant(mm(x, wq_t), 6);                   // 64 x 64, Q = X Wq
+let k = requant(mm(x, wk_t), 6);                   // 64 x 64, K = X Wk
+let v = requant(mm(x, wv_t), 6);                   // 64 x 64, V = X Wv
 let a = relu(requant(mm(q, k), 9));                 // 64 x 64, relu(Q K^T / sqrt(D))
 output out = requant(mm(a, transpose(v)), 8);       // 64 x 64, (A V) / S
