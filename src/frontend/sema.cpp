@@ -402,6 +402,10 @@ OptType Sema::checkDsp(Expr& e, Builtin b, const std::vector<ValueType>& v) {
       if (k > len)
         return error(e.loc, fmt::format("{}: kernel of {} taps is longer than the image's {} {} (image {})", op, k,
                                         alongW ? "width" : "height", len, x.str()));
+      // The canonical function slides a (len-K+1) x K window matrix over the image.
+      if ((len - k + 1) > ir::kMaxElements / k)
+        return error(e.loc, fmt::format("{}: the {}x{} window matrix exceeds the element limit {}", op, len - k + 1, k,
+                                        ir::kMaxElements));
       return result(e, alongW ? i32({x.shape[0], len - k + 1}) : i32({len - k + 1, x.shape[1]}));
     }
     default: break;
