@@ -51,6 +51,7 @@ class Sema {
                    const char* layout);
 
   static std::string label(const Expr& call);
+  int termDepth(const Expr& e) const;
 
   Program& prog_;
   const SourceFile& file_;
@@ -80,6 +81,12 @@ bool Sema::run() {
         checkDeclType(s);
       } else if (OptType t = check(*s.value)) {
         s.type = *t;
+        s.depth = termDepth(*s.value);
+        if (s.depth > kMaxTermDepth) {
+          error(s.nameLoc, fmt::format("'{}' nests operators {} deep through the lets it uses (limit {})", s.name,
+                                       s.depth, kMaxTermDepth));
+          s.broken = true;
+        }
       } else {
         s.broken = true;  // reported; uses of the name stay silent
       }
@@ -151,6 +158,17 @@ void Sema::checkDeclType(Stmt& s) {
   if (ok) ok = checkShapeLimits(s.declType, s.nameLoc, fmt::format("{} '{}'", stmtKindName(s.kind), s.name));
   if (ok) s.type = s.declType;
   else s.broken = true;
+}
+
+// Expressions are at most kMaxNesting deep, so this recursion is bounded; a name adds
+// the depth of the statement it refers to (lets are inlined by the translation).
+int Sema::termDepth(const Expr& e) const {
+  int d = 0;
+  if (e.kind == ExprKind::Name && e.stmt >= 0) return prog_.stmts[static_cast<size_t>(e.stmt)].depth;
+  for (const ExprPtr& a : e.args) d = std::max(d, termDepth(*a));
+  for (const NamedArg& a : e.namedArgs) d = std::max(d, termDepth(*a.value));
+  if (e.body) d = std::max(d, termDepth(*e.body));
+  return d + 1;
 }
 
 OptType Sema::result(Expr& e, ValueType t) {

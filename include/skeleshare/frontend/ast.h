@@ -19,6 +19,9 @@ namespace skeleshare::frontend {
 /// (`shape` outermost first; empty for a scalar).
 /// Deepest expression nesting the parser accepts.
 inline constexpr int kMaxNesting = 256;
+/// Deepest operator nesting of a statement counting through the lets it uses: the depth
+/// of its IR term, bounded so that recursive passes over IR terms cannot overflow.
+inline constexpr int kMaxTermDepth = 4096;
 /// Largest rank of any DSL value.
 inline constexpr int kMaxRank = 16;
 
@@ -97,6 +100,7 @@ struct Stmt {
   bool broken = false;
   // filled in by sema
   ValueType type;  // the statement's value type
+  int depth = 1;  // nesting depth including the lets it uses (<= kMaxTermDepth)
   bool used = false;
   bool live = false;  // an output, or used (transitively) by one
 };
