@@ -1,11 +1,12 @@
 // Deterministic mutation fuzzing: mangled programs must be rejected with a diagnostic
 // or, when accepted, translate to well-typed IR (Context::make throws otherwise) and
-// evaluate without error. This is what keeps sema and the IR type rules in step.
+// evaluate without error, identically in the DSL evaluator and the IR interpreter. This is what keeps sema and the IR type rules in step.
 
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "skeleshare/ir/interpreter.h"
 #include "test_util.h"
 
 namespace skeleshare::frontend {
@@ -50,7 +51,7 @@ std::string mutate(std::string s, std::mt19937& rng) {
 
 TEST(Fuzz, MutatedProgramsAreRejectedOrWellTyped) {
   std::mt19937 rng(12345);
-  int accepted = 0, rejected = 0;
+  int accepted = 0, rejected = 0, evaluated = 0;
   for (const char* seed : kSeeds) EXPECT_TRUE(test::Checked(seed).prog) << seed;
   for (int iter = 0; iter < 6000; ++iter) {
     std::string text = mutate(kSeeds[iter % 3], rng);
@@ -65,7 +66,8 @@ TEST(Fuzz, MutatedProgramsAreRejectedOrWellTyped) {
     }
     ++accepted;
     ir::Context ctx;
-    ASSERT_NO_THROW(translate(*prog, ctx)) << text;
+    ir::Module mod;
+    ASSERT_NO_THROW(mod = translate(*prog, ctx)) << text;
     auto layers = summarize(*prog);
     // Evaluate only what stays small (a mutated digit can declare a huge tensor).
     bool small = totalMacs(layers) < 2'000'000;
@@ -81,12 +83,18 @@ TEST(Fuzz, MutatedProgramsAreRejectedOrWellTyped) {
     }
     for (const LayerInfo& l : layers) small = small && l.calls < 10'000;
     if (small) {
-      ASSERT_NO_THROW(evaluate(*prog, in)) << text;
+      // The IR interpreter on the translation must agree with the DSL evaluator.
+      std::map<std::string, Tensor> dsl, viaIr;
+      ASSERT_NO_THROW(dsl = evaluate(*prog, in)) << text;
+      ASSERT_NO_THROW(viaIr = ir::evaluateModule(mod, ctx, in)) << text;
+      ASSERT_TRUE(dsl == viaIr) << text;
+      ++evaluated;
     }
   }
   // Both outcomes must be exercised for the test to mean anything.
   EXPECT_GT(accepted, 100);
   EXPECT_GT(rejected, 1000);
+  EXPECT_GT(evaluated, 50);
 }
 
 }  // namespace
