@@ -1,6 +1,7 @@
 // Deterministic mutation fuzzing: mangled programs must be rejected with a diagnostic
 // or, when accepted, translate to well-typed IR (Context::make throws otherwise) and
-// evaluate without error, identically in the DSL evaluator and the IR interpreter. This is what keeps sema and the IR type rules in step.
+// evaluate without error, identically in the DSL evaluator and the IR interpreter.
+// This is what keeps sema and the IR type rules in step.
 
 #include <gtest/gtest.h>
 
