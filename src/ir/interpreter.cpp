@@ -2,13 +2,31 @@
 // structural skeletons Map, ZipWith and Reduce.
 
 #include <fmt/format.h>
+#include <pthread.h>
+
+#include <exception>
+#include <functional>
 
 #include "interpreter_impl.h"
 #include "skeleshare/support/random.h"
 
 namespace skeleshare::ir {
 
+namespace {
+struct DepthGuard {
+  explicit DepthGuard(int& d) : d_(d) {
+    if (++d_ > kMaxEvalDepth) {
+      --d_;
+      throw std::runtime_error(fmt::format("term nested deeper than {} levels", kMaxEvalDepth));
+    }
+  }
+  ~DepthGuard() { --d_; }
+  int& d_;
+};
+}  // namespace
+
 Value Interpreter::Impl::eval(const Term* t, const Env& env) {
+  DepthGuard guard(depth);
   // A closed term has one value per interpreter: memoise it. This makes shared
   // sub-terms (hash-consed DAGs, let-bound functions) cost one evaluation, and keeps
   // closures of closed lambdas free of captured environments.
@@ -119,6 +137,40 @@ Value Interpreter::Impl::evalStructural(const Term* t, const std::vector<Value>&
 
 // ---- public API ------------------------------------------------------------------------
 
+namespace {
+/// Runs `fn` on a thread with a large stack (committed lazily by the OS), so that deep
+/// terms hit kMaxEvalDepth instead of overflowing the caller's stack. Exceptions are
+/// carried back. If no such thread can be created, runs `fn` on the caller's thread.
+Value onLargeStack(const std::function<Value()>& fn) {
+  struct Job {
+    const std::function<Value()>* fn;
+    std::optional<Value> result;
+    std::exception_ptr error;
+  } job{&fn, std::nullopt, nullptr};
+  auto trampoline = [](void* p) -> void* {
+    auto* j = static_cast<Job*>(p);
+    try {
+      j->result = (*j->fn)();
+    } catch (...) {
+      j->error = std::current_exception();
+    }
+    return nullptr;
+  };
+  pthread_attr_t attr;
+  pthread_t th;
+  bool started = false;
+  if (pthread_attr_init(&attr) == 0) {
+    started = pthread_attr_setstacksize(&attr, kEvalStackBytes) == 0 &&
+              pthread_create(&th, &attr, trampoline, &job) == 0;
+    pthread_attr_destroy(&attr);
+  }
+  if (!started) return fn();
+  pthread_join(th, nullptr);
+  if (job.error) std::rethrow_exception(job.error);
+  return std::move(*job.result);
+}
+}  // namespace
+
 Interpreter::Interpreter(const Context& ctx, const std::map<std::string, Tensor>& inputs,
                          EvalOptions options)
     : impl_(std::make_unique<Impl>(ctx, inputs, options)) {}
@@ -128,11 +180,17 @@ Value Interpreter::evaluate(const Term* term) {
   if (!term->closed())
     throw std::runtime_error(fmt::format("cannot evaluate a term with free variable %{} without an environment",
                                          term->freeBound() - 1));
-  return impl_->eval(term, nullptr);
+  return onLargeStack([&] { return impl_->eval(term, nullptr); });
 }
-Value Interpreter::evaluate(const Term* term, const Env& env) { return impl_->eval(term, env); }
-Value Interpreter::apply(const Value& fn, const Value& arg) { return impl_->apply(fn, arg); }
-Value Interpreter::apply(const Value& fn, const Value& a, const Value& b) { return impl_->apply2(fn, a, b); }
+Value Interpreter::evaluate(const Term* term, const Env& env) {
+  return onLargeStack([&] { return impl_->eval(term, env); });
+}
+Value Interpreter::apply(const Value& fn, const Value& arg) {
+  return onLargeStack([&] { return impl_->apply(fn, arg); });
+}
+Value Interpreter::apply(const Value& fn, const Value& a, const Value& b) {
+  return onLargeStack([&] { return impl_->apply2(fn, a, b); });
+}
 const EvalStats& Interpreter::stats() const { return impl_->stats; }
 
 Value evaluate(const Term* term, const std::map<std::string, Tensor>& inputs, const Context& ctx,

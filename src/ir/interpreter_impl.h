@@ -51,6 +51,12 @@ struct DotKind {
   int64_t chunks = 1;
 };
 
+/// Deepest nesting of evaluations (term depth plus applications in progress). The public
+/// entry points run on a thread with kEvalStackBytes of stack, enough for this depth even
+/// in sanitizer builds; deeper terms get an error instead of a stack overflow.
+inline constexpr int kMaxEvalDepth = 20000;
+inline constexpr size_t kEvalStackBytes = size_t{256} << 20;
+
 struct Interpreter::Impl {
   Impl(const Context& c, const std::map<std::string, Tensor>& in, EvalOptions o)
       : ctx(c), inputs(in), options(o) {}
@@ -60,6 +66,7 @@ struct Interpreter::Impl {
   EvalOptions options;
   EvalStats stats;
   std::unordered_map<const Term*, Value> closedCache;
+  int depth = 0;
 
   Value eval(const Term* t, const Env& env);
   Value apply(const Value& f, const Value& arg);

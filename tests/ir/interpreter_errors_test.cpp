@@ -86,3 +86,25 @@ TEST_F(Errors, RandomInputsMatchDeclarations) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DeepTerms, EvaluateOrFailCleanly) {
+  // Deeper than the frontend's 4096 limit, through both plain operators and let-style
+  // applications; past the interpreter's limit, an error rather than a stack overflow.
+  Context ctx;
+  const Type* t = tensorTy(ctx, {2}, 8);
+  Inputs in{{"x", tensorOf(8, {2}, {-3, 4})}};
+  auto chain = [&](int n, bool viaApp) {
+    const Term* cur = ctx.input("x", t);
+    const Term* relu = ctx.lam(t, ctx.op(Op::Relu, {ctx.var(0, t)}));
+    for (int i = 0; i < n; ++i) cur = viaApp ? ctx.app(relu, cur) : ctx.op(Op::Relu, {cur});
+    return cur;
+  };
+  for (bool viaApp : {false, true}) {
+    EXPECT_EQ(evaluate(chain(12000, viaApp), in, ctx).tensor(), tensorOf(8, {2}, {0, 4}));
+    expectError([&] { evaluate(chain(30000, viaApp), in, ctx); }, "nested deeper than 20000 levels");
+  }
+}
+
+}  // namespace
