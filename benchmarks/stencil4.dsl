@@ -18,8 +18,8 @@
 // so the result is the Gaussian-blurred image's horizontal Sobel gradient Gx / 8, signed
 // i8. (conv1d correlates: out[h][x] = sum_k img[h][x+k] * w[k].) With these taps each
 // stage has unit gain; the CLI's random i8 weights lie in [-8, 7] (rms ~4.6), which
-// gives a stage a gain of about sqrt(3)*4.6/8 ~ 1, so random data neither saturates
-// nor vanishes either.
+// gives a stage a gain of about sqrt(3)*4.6/8 ~ 1, so random data does not collapse
+// either (depending on the seed, a stage saturates some values or shrinks them).
 
 input  image  : i8[64][64];
 weight blur_w : i8[3];
