@@ -10,7 +10,7 @@
 
 namespace skeleshare::egraph {
 
-EGraph::EGraph(ir::Context& ctx) : ctx_(&ctx), byOp_(static_cast<size_t>(ir::opCount())) {}
+EGraph::EGraph(ir::Context& ctx) : ctx_(&ctx), types_(ctx), byOp_(static_cast<size_t>(ir::opCount())) {}
 
 void EGraph::canonicalise(ENode& node) {
   for (ClassId& c : node.children()) {
@@ -52,9 +52,10 @@ ClassId EGraph::addCanonical(ENode& node, std::string& error) {
     for (ClassId c : children) heapKids.push_back(classes_[c].type);
     kids = heapKids;
   }
-  ir::TypeResult tr = ir::inferType(*ctx_, node.op(), node.params(), node.annot(), kids);
-  if (!tr.ok()) {
-    error = node.str() + ": " + tr.error;
+  std::string why;
+  const ir::Type* type = types_.infer(node.op(), node.params(), node.annot(), kids, why);
+  if (!type) {
+    error = node.str() + ": " + why;
     return kNoClass;
   }
 
@@ -69,7 +70,7 @@ ClassId EGraph::addCanonical(ENode& node, std::string& error) {
   classes_.emplace_back();
   EClass& cls = classes_.back();
   cls.id = id;
-  cls.type = tr.type;
+  cls.type = type;
   cls.free = free;
   cls.nodes.push_back(id);
 
@@ -84,7 +85,7 @@ ClassId EGraph::addCanonical(ENode& node, std::string& error) {
     classes_[c].parents.push_back(id);
   }
   byOp_[static_cast<size_t>(op)].push_back(id);
-  noteType(tr.type);
+  noteType(type);
   ++liveNodes_;
   ++classCount_;
   return id;

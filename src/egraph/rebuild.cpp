@@ -73,10 +73,16 @@ void EGraph::rebuildClasses() {
 
 void EGraph::rebuildOpIndex() {
   if (!opIndexStale_) return;
-  for (auto& list : byOp_) {
-    for (ClassId& c : list) c = uf_.findMut(c);
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
+  // One ascending scan of the canonical classes; a class's nodes are sorted by operator,
+  // so each list comes out sorted and duplicate-free without sorting.
+  for (auto& list : byOp_) list.clear();
+  for (ClassId c = 0; c < classes_.size(); ++c) {
+    if (uf_.find(c) != c) continue;
+    const std::vector<NodeId>& nodes = classes_[c].nodes;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      ir::Op op = nodes_[nodes[i]].op();
+      if (i == 0 || nodes_[nodes[i - 1]].op() != op) byOp_[static_cast<size_t>(op)].push_back(c);
+    }
   }
   opIndexStale_ = false;
 }

@@ -1,5 +1,6 @@
 #include "skeleshare/egraph/subst.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "skeleshare/egraph/errors.h"
@@ -45,10 +46,35 @@ uint32_t VarTable::slot(std::string_view name, VarKind kind) const {
   return *s;
 }
 
+Subst::Subst(size_t slots) : n_(slots) {
+  if (words() > kInlineWords) heap_ = std::make_unique<uint64_t[]>(words());
+}
+
+void Subst::copyFrom(const Subst& o) {
+  if (o.words() > kInlineWords) {
+    if (!heap_ || words() != o.words()) heap_ = std::make_unique<uint64_t[]>(o.words());
+  } else {
+    heap_.reset();
+  }
+  n_ = o.n_;
+  std::copy(o.data(), o.data() + o.words(), data());
+}
+
+void Subst::moveFrom(Subst& o) noexcept {
+  n_ = o.n_;
+  heap_ = std::move(o.heap_);
+  if (!heap_) std::copy(o.inline_, o.inline_ + kInlineWords, inline_);
+  o.n_ = 0;
+}
+
+bool Subst::operator==(const Subst& o) const {
+  return n_ == o.n_ && std::equal(data(), data() + words(), o.data());
+}
+
 uint64_t Subst::get(uint32_t slot) const {
   if (slot >= n_ || !bound(slot))
     throw std::logic_error("substitution: slot " + std::to_string(slot) + " is not bound");
-  return words_[slot];
+  return data()[slot];
 }
 
 std::string Subst::str(const VarTable& vars) const {

@@ -7,11 +7,15 @@
 // make = {i} for Var[i], the body's set shifted down by one (index 0 dropped) for Lam, the
 // union of the children's sets otherwise; merge = union.
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "skeleshare/egraph/enode.h"
+#include "skeleshare/ir/context.h"
 #include "skeleshare/ir/type.h"
 
 namespace skeleshare::egraph {
@@ -43,6 +47,34 @@ class FreeVars {
   static constexpr uint64_t kOverflowBit = uint64_t{1} << 63;
   explicit FreeVars(uint64_t b) : bits_(b) {}
   uint64_t bits_ = 0;
+};
+
+/// The type analysis's make: ir::inferType, memoised. The rule is a pure function of
+/// (op, params, annotation, child types), and e-graphs create the same combination over and
+/// over (every rewrite re-types its right-hand side), while inferType interns its result
+/// type through string keys. Successful results of small keys are cached.
+class TypeInference {
+ public:
+  explicit TypeInference(ir::Context& ctx) : ctx_(&ctx) {}
+  /// The type, or null with `error` set.
+  const ir::Type* infer(ir::Op op, std::span<const int64_t> params, const ir::Type* annot,
+                        std::span<const ir::Type* const> kids, std::string& error);
+  size_t cacheSize() const { return cache_.size(); }
+
+ private:
+  static constexpr size_t kMaxWords = 6;
+  struct Key {
+    ir::Op op{};
+    uint8_t np = 0, nk = 0;
+    const ir::Type* annot = nullptr;
+    std::array<uint64_t, kMaxWords> words{};
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  ir::Context* ctx_;
+  std::unordered_map<Key, const ir::Type*, KeyHash> cache_;
 };
 
 /// Appends every array length that occurs in `t` (arrays, function parameters and

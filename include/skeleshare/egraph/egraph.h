@@ -119,6 +119,7 @@ class EGraph {
   void rebuildOpIndex();
 
   ir::Context* ctx_;
+  TypeInference types_;
   UnionFind uf_;
   std::vector<ENode> nodes_;      // by NodeId; canonicalised in place by rebuild
   std::vector<uint64_t> hashes_;  // hash each live node is in the memo with

@@ -3,6 +3,7 @@
 // slot (a class id, an integer or a type), Match is one result of a search.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,13 +40,28 @@ class VarTable {
 };
 
 /// Values of the slots of a VarTable. Reading an unbound slot throws std::logic_error.
+/// Small substitutions (up to kInlineSlots slots) live inline: searches create one per
+/// match, so they should not allocate.
 class Subst {
  public:
+  static constexpr size_t kInlineSlots = 5;
+
   Subst() = default;
-  explicit Subst(size_t slots) : words_(slots + (slots + 63) / 64, 0), n_(slots) {}
+  explicit Subst(size_t slots);
+  Subst(const Subst& o) { copyFrom(o); }
+  Subst(Subst&& o) noexcept { moveFrom(o); }
+  Subst& operator=(const Subst& o) {
+    if (this != &o) copyFrom(o);
+    return *this;
+  }
+  Subst& operator=(Subst&& o) noexcept {
+    if (this != &o) moveFrom(o);
+    return *this;
+  }
+  ~Subst() = default;
 
   size_t size() const { return n_; }
-  bool bound(uint32_t slot) const { return (words_[n_ + slot / 64] >> (slot % 64)) & 1; }
+  bool bound(uint32_t slot) const { return (data()[n_ + slot / 64] >> (slot % 64)) & 1; }
 
   ClassId cls(uint32_t slot) const { return static_cast<ClassId>(get(slot)); }
   int64_t integer(uint32_t slot) const { return static_cast<int64_t>(get(slot)); }
@@ -55,25 +71,33 @@ class Subst {
   void setInt(uint32_t slot, int64_t v) { set(slot, static_cast<uint64_t>(v)); }
   void setType(uint32_t slot, const ir::Type* t) { set(slot, reinterpret_cast<uint64_t>(t)); }
   void unbind(uint32_t slot) {
-    words_[slot] = 0;
-    words_[n_ + slot / 64] &= ~(uint64_t{1} << (slot % 64));
+    data()[slot] = 0;
+    data()[n_ + slot / 64] &= ~(uint64_t{1} << (slot % 64));
   }
-  /// The raw value of a bound slot (for hashing and comparing).
-  uint64_t raw(uint32_t slot) const { return words_[slot]; }
+  /// The raw value of a slot (0 when unbound), for hashing and comparing.
+  uint64_t raw(uint32_t slot) const { return data()[slot]; }
 
-  bool operator==(const Subst& o) const = default;
+  bool operator==(const Subst& o) const;
 
   /// "{?x = e3, ?n = 64, ?T = i8[4]}" for the bound slots.
   std::string str(const VarTable& vars) const;
 
  private:
+  static constexpr size_t kInlineWords = kInlineSlots + 1;
+  size_t words() const { return n_ + (n_ + 63) / 64; }
+  const uint64_t* data() const { return heap_ ? heap_.get() : inline_; }
+  uint64_t* data() { return heap_ ? heap_.get() : inline_; }
   uint64_t get(uint32_t slot) const;
   void set(uint32_t slot, uint64_t v) {
-    words_[slot] = v;
-    words_[n_ + slot / 64] |= uint64_t{1} << (slot % 64);
+    data()[slot] = v;
+    data()[n_ + slot / 64] |= uint64_t{1} << (slot % 64);
   }
-  std::vector<uint64_t> words_;  // n_ values, then the bound bits
+  void copyFrom(const Subst& o);
+  void moveFrom(Subst& o) noexcept;
+
   size_t n_ = 0;
+  uint64_t inline_[kInlineWords] = {};
+  std::unique_ptr<uint64_t[]> heap_;  // n_ values, then the bound bits, when they do not fit inline
 };
 
 /// One match of a rule: the class the left-hand side matched and the bindings.
