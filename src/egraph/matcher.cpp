@@ -103,6 +103,7 @@ std::vector<Match> CompiledPattern::search(const EGraph& g) const {
 
 void CompiledPattern::search(const EGraph& g, std::vector<Match>& out, size_t substSlots,
                              size_t limit) const {
+  if (!g.clean()) throw EGraphError("e-matching needs a rebuilt e-graph (call rebuild() first)");
   State st;
   st.g = &g;
   st.regs.assign(numRegs_, kNoClass);
@@ -124,6 +125,7 @@ void CompiledPattern::search(const EGraph& g, std::vector<Match>& out, size_t su
 
 void CompiledPattern::searchClass(const EGraph& g, ClassId c, std::vector<Match>& out,
                                   size_t substSlots) const {
+  if (!g.clean()) throw EGraphError("e-matching needs a rebuilt e-graph (call rebuild() first)");
   State st;
   st.g = &g;
   st.regs.assign(numRegs_, kNoClass);
