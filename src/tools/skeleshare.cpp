@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "skeleshare 0.1.0");
 
-  std::vector<Command> commands = {addCheckCommand(app), addIrCommand(app), addRunCommand(app)};
+  std::vector<Command> commands = registerCommands(app);
 
   try {
     app.parse(argc, argv);

@@ -87,6 +87,7 @@ int runCheck(const CheckOptions& opts) {
 
 }  // namespace
 
+namespace {
 Command addCheckCommand(CLI::App& root) {
   auto opts = std::make_shared<CheckOptions>();
   CLI::App* app = root.add_subcommand("check", "Parse and type-check a .dsl program; print its layers and MACs");
@@ -94,5 +95,9 @@ Command addCheckCommand(CLI::App& root) {
   app->add_flag("--json", opts->json, "print one JSON object (fields: file, macs, layers, declarations, outputs)");
   return {app, [opts] { return runCheck(*opts); }};
 }
+
+}  // namespace
+
+static const CommandRegistration kRegistration{10, addCheckCommand};
 
 }  // namespace skeleshare::tools

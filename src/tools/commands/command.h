@@ -23,8 +23,15 @@ struct Command {
   std::function<int()> run;
 };
 
-Command addCheckCommand(CLI::App& root);
-Command addIrCommand(CLI::App& root);
-Command addRunCommand(CLI::App& root);
+/// A command registers itself from its own file, so that adding a command touches no
+/// shared file:  static const CommandRegistration kReg{30, addFooCommand};
+/// `order` fixes the order of the commands in --help (and of their registration).
+using CommandFactory = Command (*)(CLI::App& root);
+struct CommandRegistration {
+  CommandRegistration(int order, CommandFactory factory);
+};
+
+/// Registers every command on `root`, in order.
+std::vector<Command> registerCommands(CLI::App& root);
 
 }  // namespace skeleshare::tools

@@ -38,6 +38,7 @@ int runIr(const IrOptions& opts) {
 
 }  // namespace
 
+namespace {
 Command addIrCommand(CLI::App& root) {
   auto opts = std::make_shared<IrOptions>();
   CLI::App* app = root.add_subcommand("ir", "Print the skeleton IR of a .dsl (or .ir) program");
@@ -45,5 +46,9 @@ Command addIrCommand(CLI::App& root) {
   app->add_option("-o,--output", opts->output, "write the IR to this file instead of stdout");
   return {app, [opts] { return runIr(*opts); }};
 }
+
+}  // namespace
+
+static const CommandRegistration kRegistration{20, addIrCommand};
 
 }  // namespace skeleshare::tools

@@ -117,6 +117,7 @@ int runRun(const RunOptions& opts) {
 
 }  // namespace
 
+namespace {
 Command addRunCommand(CLI::App& root) {
   auto opts = std::make_shared<RunOptions>();
   CLI::App* app = root.add_subcommand("run", "Evaluate a program on concrete tensors; write each output as DIR/<name>.npy");
@@ -129,5 +130,9 @@ Command addRunCommand(CLI::App& root) {
   app->add_flag("--save-inputs", opts->saveInputs, "also write every input as DIR/input.<name>.npy");
   return {app, [opts] { return runRun(*opts); }};
 }
+
+}  // namespace
+
+static const CommandRegistration kRegistration{30, addRunCommand};
 
 }  // namespace skeleshare::tools
