@@ -18,19 +18,24 @@ Context::Context() {
   symbolIndex_.emplace("", 0);
 }
 
+size_t Context::TypeKeyHash::operator()(const TypeKey& k) const {
+  size_t h = std::hash<int>()(static_cast<int>(k.kind));
+  h = mix(h, std::hash<int64_t>()(k.a));
+  h = mix(h, std::hash<int64_t>()(k.b));
+  for (uint32_t e : k.elems) h = mix(h, e);
+  return h;
+}
+
 const Type* Context::internType(Type t) {
-  std::string key;
+  // Sub-types are already interned, so a type is identified by its own fields and the
+  // ids of its sub-types; no string is built (this is on the e-graph's hot path).
+  TypeKey key{t.kind_, 0, 0, {}};
   switch (t.kind_) {
-    case TypeKind::Int: key = "i" + std::to_string(t.bits_); break;
-    case TypeKind::Array:
-      key = "a" + std::to_string(t.length_) + "," + std::to_string(t.a_->id());
-      break;
-    case TypeKind::Fun:
-      key = "f" + std::to_string(t.a_->id()) + "," + std::to_string(t.b_->id());
-      break;
+    case TypeKind::Int: key.a = t.bits_; break;
+    case TypeKind::Array: key.a = t.length_; key.b = t.a_->id(); break;
+    case TypeKind::Fun: key.a = t.a_->id(); key.b = t.b_->id(); break;
     case TypeKind::Tuple:
-      key = "t";
-      for (const Type* e : t.elems_) key += std::to_string(e->id()) + ",";
+      for (const Type* e : t.elems_) key.elems.push_back(e->id());
       break;
   }
   auto it = typeIndex_.find(key);

@@ -69,12 +69,21 @@ class Context {
   size_t termCount() const { return terms_.size(); }
 
  private:
-  struct TypeKey;
-  struct TermKey;
+  /// Structural key of a type: its kind and fields, with sub-types by id.
+  struct TypeKey {
+    TypeKind kind;
+    int64_t a;  // bits, length or parameter id
+    int64_t b;  // element or result id
+    std::vector<uint32_t> elems;
+    bool operator==(const TypeKey&) const = default;
+  };
+  struct TypeKeyHash {
+    size_t operator()(const TypeKey& k) const;
+  };
   const Type* internType(Type t);
 
   std::vector<std::unique_ptr<Type>> types_;
-  std::unordered_map<std::string, const Type*> typeIndex_;
+  std::unordered_map<TypeKey, const Type*, TypeKeyHash> typeIndex_;
   std::vector<std::string> symbols_;
   std::unordered_map<std::string, int64_t> symbolIndex_;
   std::deque<Term> terms_;
