@@ -1,0 +1,106 @@
+#pragma once
+// The extractor's cost model (paper Section IV-C, Appendix A; docs/cost-model.md).
+//
+// Three dimensions: algorithmic time T (cycles), DSP blocks D, and hardware convolution
+// units U. The in-place cost of an e-node in every dimension is an affine function of the
+// use costs of its child classes:
+//
+//     cost(n) = constant + sum_i coef_i * use(child_i) + max_{j in maxOf} use(child_j)
+//
+// e.g. T(Conv(in, wgt, mvF)) = OH*OW * T(mvF) + max(T(in), T(wgt)). The extractor encodes
+// exactly these expressions as linear inequalities; the evaluators below compute them on
+// concrete selections and on let-bound terms (so the two can be cross-checked).
+//
+// Shared costs (Section IV-C): shared_T(n) = inplace_T(n) + COMMUNICATION_COST (5),
+// shared_D(n) = 0, shared_U(n) = 0: a use of a shared unit pays the call overhead but
+// allocates no DSPs and no convolution unit; the unit itself is paid once (fixed cost).
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "skeleshare/cost/device.h"
+#include "skeleshare/ir/context.h"
+
+namespace skeleshare::cost {
+
+enum Dim : int { kTime = 0, kDsp = 1, kConvUnits = 2 };
+inline constexpr int kDims = 3;
+inline constexpr const char* kDimNames[kDims] = {"time", "dsp", "conv_units"};
+
+/// COMMUNICATION_COST of the paper: extra cycles per use of a shared unit.
+inline constexpr int64_t kCommunicationCost = 5;
+
+/// Costs saturate here, so that no evaluation overflows (a design this slow is absurd).
+inline constexpr int64_t kCostCap = int64_t{1} << 60;
+int64_t satAdd(int64_t a, int64_t b);
+int64_t satMul(int64_t a, int64_t b);
+
+/// One dimension of an e-node's in-place cost, as an affine/max function of its
+/// children's use costs (children by position).
+struct CostExpr {
+  struct Term {
+    uint32_t child;
+    int64_t coef;
+    bool operator==(const Term&) const = default;
+  };
+  int64_t constant = 0;
+  std::vector<Term> linear;      // added: coef * use(child)
+  std::vector<uint32_t> maxOf;   // added: max of use(child) over these (0 if empty)
+  bool operator==(const CostExpr&) const = default;
+
+  /// The value given the use costs of the children (saturating).
+  int64_t evaluate(std::span<const int64_t> childUse) const;
+  /// "5 + 1024*c2 + max(c0, c1)", for documentation and tests.
+  std::string str() const;
+};
+
+struct NodeCost {
+  std::array<CostExpr, kDims> dim;
+};
+
+/// The skeleton family of an operator, for --single-abstraction (docs/extraction.md):
+/// the abstraction level at which a function argument is used.
+enum class Family { None, Conv, Mv, Mm, Conv1D, Dot };
+Family familyOf(ir::Op op);
+const char* familyName(Family f);
+
+/// True for the operators that are a hardware convolution unit (Conv, ParallelConv): the
+/// U dimension counts them. The data-transformed wrappers (TiledConv*, PaddedConv*) feed a
+/// unit rather than being one, and 1D convolutions are not limited (docs/cost-model.md).
+bool isConvUnit(ir::Op op);
+/// True for ParallelDot and ParallelPartialDot, the only operators with DSPs of their own.
+bool usesDspsItself(ir::Op op);
+
+class CostModel {
+ public:
+  explicit CostModel(Device device) : device_(std::move(device)) {}
+  const Device& device() const { return device_; }
+
+  /// In-place cost of a node given its operator, parameters, the types of its children and
+  /// its own type. Throws std::invalid_argument when the shapes are not those the
+  /// operator's type rule produces (a node that could not have been built).
+  NodeCost nodeCost(ir::Op op, std::span<const int64_t> params,
+                    std::span<const ir::Type* const> childTypes, const ir::Type* type) const;
+  NodeCost nodeCost(const ir::Term* term) const;
+
+ private:
+  Device device_;
+};
+
+/// Cost of a closed term read as a design: App(Lam(T, body), value) is a `let` binding a
+/// shared unit (its in-place cost is paid once as a fixed cost; every use of the bound
+/// variable costs shared_T = inplace_T + 5 and no DSPs or conv units); everything else is
+/// in place (a sub-term used twice is paid twice: the term is a tree). This is how the
+/// extractor's predictions are checked against the outlined design.
+struct DesignCost {
+  std::array<int64_t, kDims> use{};    // use cost of the root
+  std::array<int64_t, kDims> fixed{};  // sum of the shared units' in-place costs
+  int64_t total(int d) const { return d == kTime ? use[kTime] : satAdd(use[d], fixed[d]); }
+  size_t sharedUnits = 0;
+};
+DesignCost designCost(const CostModel& model, const ir::Term* term);
+
+}  // namespace skeleshare::cost

@@ -1,0 +1,359 @@
+#include "skeleshare/cost/cost_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace skeleshare::cost {
+
+using ir::Op;
+using ir::Type;
+
+int64_t satAdd(int64_t a, int64_t b) {
+  int64_t r = a + b;  // both in [0, kCostCap], no overflow
+  return r > kCostCap ? kCostCap : r;
+}
+
+int64_t satMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a > kCostCap / b) return kCostCap;
+  return std::min(a * b, kCostCap);
+}
+
+int64_t CostExpr::evaluate(std::span<const int64_t> childUse) const {
+  int64_t v = constant;
+  for (const Term& t : linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
+  int64_t m = 0;
+  for (uint32_t c : maxOf) m = std::max(m, childUse[c]);
+  return satAdd(v, m);
+}
+
+std::string CostExpr::str() const {
+  std::string s = std::to_string(constant);
+  for (const Term& t : linear)
+    s += t.coef == 1 ? fmt::format(" + c{}", t.child) : fmt::format(" + {}*c{}", t.coef, t.child);
+  if (!maxOf.empty()) {
+    s += " + max(";
+    for (size_t i = 0; i < maxOf.size(); ++i) s += fmt::format("{}c{}", i ? ", " : "", maxOf[i]);
+    s += ")";
+  }
+  return s;
+}
+
+Family familyOf(Op op) {
+  switch (op) {
+    case Op::Conv:
+    case Op::TiledConvHW:
+    case Op::TiledConvICH:
+    case Op::TiledConvOCH:
+    case Op::PaddedConvHW:
+    case Op::PaddedConvICH:
+    case Op::PaddedConvOCH:
+    case Op::ParallelConv:
+      return Family::Conv;
+    case Op::Mv:
+    case Op::TiledMv:
+    case Op::TiledMvRows:
+    case Op::PaddedMv:
+    case Op::PaddedMvRows:
+      return Family::Mv;
+    case Op::Mm:
+    case Op::TiledMmW:
+    case Op::TiledMmH:
+    case Op::TiledMmK:
+      return Family::Mm;
+    case Op::Conv1DW:
+    case Op::Conv1DH:
+    case Op::TransposedConv1DW:
+      return Family::Conv1D;
+    case Op::ParallelDot:
+    case Op::ParallelPartialDot:
+      return Family::Dot;
+    default:
+      return Family::None;
+  }
+}
+
+const char* familyName(Family f) {
+  switch (f) {
+    case Family::Conv: return "conv";
+    case Family::Mv: return "mv";
+    case Family::Mm: return "mm";
+    case Family::Conv1D: return "conv1d";
+    case Family::Dot: return "dot";
+    case Family::None: break;
+  }
+  return "none";
+}
+
+bool isConvUnit(Op op) { return op == Op::Conv || op == Op::ParallelConv; }
+bool usesDspsItself(Op op) { return op == Op::ParallelDot || op == Op::ParallelPartialDot; }
+
+namespace {
+
+[[noreturn]] void bad(Op op, const std::string& why) {
+  throw std::invalid_argument(fmt::format("cost of {}: {}", ir::opName(op), why));
+}
+
+std::vector<int64_t> shapeOf(Op op, const Type* t, int minRank, const char* what) {
+  if (!t || !t->isIntTensor() || t->rank() < minRank)
+    bad(op, fmt::format("{} must be an integer array of rank >= {}", what, minRank));
+  return t->shape();
+}
+
+/// The two parameter types of a curried function type a -> b -> r.
+std::pair<const Type*, const Type*> params2(Op op, const Type* f) {
+  if (!f || !f->isFun() || !f->result()->isFun()) bad(op, "function argument must take two parameters");
+  return {f->param(), f->result()->param()};
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t exactDiv(Op op, int64_t a, int64_t b, const char* what) {
+  if (b <= 0 || a % b != 0) bad(op, fmt::format("{}: {} is not a multiple of {}", what, a, b));
+  return a / b;
+}
+
+}  // namespace
+
+NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params,
+                             std::span<const Type* const> kids, const Type* type) const {
+  NodeCost c;
+  const uint32_t n = static_cast<uint32_t>(kids.size());
+  // D and U: the sum of the children (plus the node's own DSPs / unit).
+  for (uint32_t i = 0; i < n; ++i) {
+    c.dim[kDsp].linear.push_back({i, 1});
+    c.dim[kConvUnits].linear.push_back({i, 1});
+  }
+  if (isConvUnit(op)) c.dim[kConvUnits].constant = 1;
+  CostExpr& t = c.dim[kTime];
+  const int64_t simd = device_.simdWidth();
+  if (simd <= 0) bad(op, "the device has no SIMD width (host_line_bits)");
+
+  // "calls * T(f) + max(T(data children))" for skeletons whose last child is a function.
+  auto skeleton = [&](int64_t calls) {
+    if (n != 3) bad(op, "expects three children");
+    if (calls <= 0) bad(op, "non-positive number of calls");
+    t.linear.push_back({2, calls});
+    t.maxOf = {0, 1};
+  };
+
+  switch (op) {
+    case Op::Var:
+    case Op::Input:
+    case Op::Const:
+      break;
+    case Op::Lam:
+      t.linear.push_back({0, 1});  // T(\x. e) = T(e)
+      break;
+    case Op::App:
+      // Only in let-bound designs; designCost treats App(Lam, v) as a let. Otherwise:
+      // the function's time after its argument is ready.
+      t.linear.push_back({0, 1});
+      t.maxOf = {1};
+      break;
+    case Op::Tuple:
+      for (uint32_t i = 0; i < n; ++i) t.linear.push_back({i, 1});  // outputs one after another
+      break;
+    case Op::ParallelDot:
+    case Op::ParallelPartialDot: {
+      auto a = shapeOf(op, kids[0], 2, "left operand");
+      int64_t m = a[0], len = a[1];
+      if (params.empty() || params[0] < 1) bad(op, "P must be positive");
+      int64_t p = params[0];
+      // ceil(M/P) * ceil(N/64): the paper's M*N / (P * min(N, 64)) whenever P divides M
+      // and N <= 64 or 64 divides N; otherwise the passes the hardware really takes.
+      t.constant = satMul(ceilDiv(m, p), ceilDiv(len, simd));
+      t.maxOf = {0, 1};
+      c.dim[kDsp].constant = satMul(p, std::min(len, simd));
+      break;
+    }
+    case Op::Mv:
+    case Op::PaddedMv:
+    case Op::PaddedMvRows:
+    case Op::PaddedConvHW:
+    case Op::PaddedConvICH:
+    case Op::PaddedConvOCH:
+    case Op::TransposedConv1DW:
+      skeleton(1);
+      break;
+    case Op::Mm: {
+      auto a = shapeOf(op, kids[0], 2, "left matrix");
+      skeleton(a[0]);  // one mvF call per row of a
+      break;
+    }
+    case Op::Conv: {
+      auto r = shapeOf(op, type, 2, "result");
+      skeleton(satMul(r[0], r[1]));  // one mvF call per output position
+      break;
+    }
+    case Op::ParallelConv: {
+      auto r = shapeOf(op, type, 2, "result");
+      auto w = shapeOf(op, kids[1], 4, "weights");
+      auto [fa, fb] = params2(op, kids[2]);
+      auto fm = shapeOf(op, fa, 2, "mv function's matrix");
+      int64_t g = exactDiv(op, fm[1], w[1] * w[2] * w[3], "mv function's columns");
+      skeleton(ceilDiv(r[0] * r[1], g));  // groups of G output positions
+      break;
+    }
+    case Op::Conv1DW: {
+      auto img = shapeOf(op, kids[0], 2, "image");
+      skeleton(img[0]);  // one mvF call per row
+      break;
+    }
+    case Op::Conv1DH: {
+      auto img = shapeOf(op, kids[0], 2, "image");
+      skeleton(img[1]);  // one mvF call per column
+      break;
+    }
+    case Op::TiledMv: {
+      auto m = shapeOf(op, kids[0], 2, "matrix");
+      auto fm = shapeOf(op, params2(op, kids[2]).first, 2, "mv function's matrix");
+      skeleton(exactDiv(op, m[1], fm[1], "columns"));
+      break;
+    }
+    case Op::TiledMvRows: {
+      auto m = shapeOf(op, kids[0], 2, "matrix");
+      auto fm = shapeOf(op, params2(op, kids[2]).first, 2, "mv function's matrix");
+      skeleton(exactDiv(op, m[0], fm[0], "rows"));
+      break;
+    }
+    case Op::TiledMmW:
+    case Op::TiledMmH:
+    case Op::TiledMmK: {
+      auto a = shapeOf(op, kids[0], 2, "left matrix");
+      auto b = shapeOf(op, kids[1], 2, "right matrix");
+      auto [fa, fb] = params2(op, kids[2]);
+      auto fA = shapeOf(op, fa, 2, "mm function's first parameter");
+      auto fB = shapeOf(op, fb, 2, "mm function's second parameter");
+      if (op == Op::TiledMmW) skeleton(exactDiv(op, b[0], fB[0], "width"));
+      else if (op == Op::TiledMmH) skeleton(exactDiv(op, a[0], fA[0], "height"));
+      else skeleton(exactDiv(op, a[1], fA[1], "inner dimension"));
+      break;
+    }
+    case Op::TiledConvHW: {
+      auto w = shapeOf(op, kids[1], 4, "weights");
+      auto r = shapeOf(op, type, 2, "result");
+      auto fin = shapeOf(op, params2(op, kids[2]).first, 3, "conv function's input");
+      int64_t ks = w[1];
+      int64_t tilesH = exactDiv(op, r[0], fin[0] - ks + 1, "output height");
+      int64_t tilesW = exactDiv(op, r[1], fin[1] - ks + 1, "output width");
+      skeleton(satMul(tilesH, tilesW));  // number of (overlapping) input tiles
+      break;
+    }
+    case Op::TiledConvICH: {
+      auto in = shapeOf(op, kids[0], 3, "input");
+      auto fin = shapeOf(op, params2(op, kids[2]).first, 3, "conv function's input");
+      skeleton(exactDiv(op, in[2], fin[2], "input channels"));
+      break;
+    }
+    case Op::TiledConvOCH: {
+      auto w = shapeOf(op, kids[1], 4, "weights");
+      auto fw = shapeOf(op, params2(op, kids[2]).second, 4, "conv function's weights");
+      skeleton(exactDiv(op, w[0], fw[0], "output channels"));
+      break;
+    }
+    case Op::MergePartialSum:
+      t.linear.push_back({0, 1});  // latency-free (Appendix A): T(psum)
+      break;
+    case Op::Map: {
+      auto x = shapeOf(op, kids[0], 1, "array");
+      if (n != 2) bad(op, "expects two children");
+      t.linear.push_back({1, x[0]});
+      t.maxOf = {0};
+      break;
+    }
+    case Op::ZipWith:
+    case Op::Reduce: {
+      auto x = shapeOf(op, kids[op == Op::ZipWith ? 0 : 1], 1, "array");
+      if (n != 3) bad(op, "expects three children");
+      t.linear.push_back({2, x[0]});
+      t.maxOf = {0, 1};
+      break;
+    }
+    default:
+      // Element-wise and reshaping operators use no DSPs and are fused into the streams
+      // that feed them: as slow as their slowest input.
+      for (uint32_t i = 0; i < n; ++i) t.maxOf.push_back(i);
+      break;
+  }
+  return c;
+}
+
+NodeCost CostModel::nodeCost(const ir::Term* term) const {
+  std::vector<const Type*> kids;
+  for (const ir::Term* k : term->children()) kids.push_back(k->type());
+  return nodeCost(term->op(), term->params(), kids, term->type());
+}
+
+namespace {
+
+using Costs = std::array<int64_t, kDims>;
+
+struct DesignWalker {
+  const CostModel& model;
+  DesignCost result;
+  // Let-bound units visible at the current point, innermost first, with the binder depth
+  // at which each was bound (so %i can be resolved) and its in-place time.
+  struct Unit {
+    uint32_t depth;  // number of enclosing binders (lambdas and lets) at the let's body
+    int64_t time;
+  };
+  std::vector<Unit> units;  // outermost first
+  // For each binder on the current path: index into units, or -1 for an ordinary lambda.
+  std::vector<int> binders;
+  std::unordered_map<uint32_t, Costs> memo;  // closed terms without lets, by term id
+
+  Costs walk(const ir::Term* t) {
+    // A closed term cannot name a let-bound unit, so its cost is context-free; it is
+    // memoised unless it binds units itself (each copy of those would be paid again).
+    const bool memoable = t->closed();
+    const size_t unitsBefore = result.sharedUnits;
+    if (memoable) {
+      auto it = memo.find(t->id());
+      if (it != memo.end()) return it->second;
+    }
+    Costs out{};
+    if (t->op() == Op::Var) {
+      size_t depth = binders.size();
+      auto idx = static_cast<size_t>(t->varIndex());
+      if (idx < depth && binders[depth - 1 - idx] >= 0) {
+        out[kTime] = satAdd(units[static_cast<size_t>(binders[depth - 1 - idx])].time, kCommunicationCost);
+      }
+    } else if (t->op() == Op::App && t->child(0)->op() == Op::Lam) {
+      // let x = value in body
+      Costs v = walk(t->child(1));
+      for (int d = 0; d < kDims; ++d) result.fixed[d] = satAdd(result.fixed[d], d == kTime ? 0 : v[d]);
+      ++result.sharedUnits;
+      units.push_back({static_cast<uint32_t>(binders.size()), v[kTime]});
+      binders.push_back(static_cast<int>(units.size() - 1));
+      out = walk(t->child(0)->body());
+      binders.pop_back();
+      units.pop_back();
+    } else {
+      NodeCost nc = model.nodeCost(t);
+      std::array<std::vector<int64_t>, kDims> use;
+      for (size_t i = 0; i < t->numChildren(); ++i) {
+        if (t->op() == Op::Lam) binders.push_back(-1);
+        Costs k = walk(t->child(i));
+        if (t->op() == Op::Lam) binders.pop_back();
+        for (int d = 0; d < kDims; ++d) use[d].push_back(k[d]);
+      }
+      for (int d = 0; d < kDims; ++d) out[d] = nc.dim[d].evaluate(use[d]);
+    }
+    if (memoable && result.sharedUnits == unitsBefore) memo.emplace(t->id(), out);
+    return out;
+  }
+};
+
+}  // namespace
+
+DesignCost designCost(const CostModel& model, const ir::Term* term) {
+  DesignWalker w{model, {}, {}, {}, {}};
+  w.result.use = w.walk(term);
+  return w.result;
+}
+
+}  // namespace skeleshare::cost

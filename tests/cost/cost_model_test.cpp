@@ -1,0 +1,180 @@
+// The cost model's formulas (paper Section IV-C, Appendix A) on hand-built terms, the
+// device files, and the let-aware design cost.
+
+#include <gtest/gtest.h>
+
+#include "skeleshare/cost/cost_model.h"
+#include "skeleshare/ir/builders.h"
+
+using namespace skeleshare;
+using namespace skeleshare::cost;
+using ir::Op;
+
+namespace {
+
+Device arria() { return findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR); }
+
+struct CostTest : ::testing::Test {
+  ir::Context ctx;
+  const ir::Type* i8 = ctx.intType(8);
+  CostModel model{arria()};
+  const ir::Term* in(const char* name, std::vector<int64_t> dims) {
+    return ctx.input(name, ctx.tensorType(dims, i8));
+  }
+  // Use cost of a closed term, every sub-term in place.
+  std::array<int64_t, kDims> cost(const ir::Term* t) { return designCost(model, t).use; }
+};
+
+TEST(Device, ArriaFileHasThePapersBoard) {
+  Device d = arria();
+  EXPECT_EQ(d.name, "arria10_gx1150");
+  EXPECT_EQ(d.dspBlocks, 1518);
+  EXPECT_EQ(d.alms, 427200);
+  EXPECT_EQ(d.m20kBlocks, 2713);
+  EXPECT_DOUBLE_EQ(d.clockMhz, 200.0);
+  EXPECT_EQ(d.hostLineBits, 512);
+  EXPECT_EQ(d.simdWidth(), 64);
+}
+
+TEST(Device, MalformedFilesAreRejectedWithTheField) {
+  auto msg = [](const std::string& text) {
+    try {
+      parseDevice(text, "dev.json");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(msg("{").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(msg(R"({"name": "x", "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 8})")
+                .find("dsp_blocks"),
+            std::string::npos);
+  EXPECT_NE(msg(R"({"name": "x", "dsp_blocks": -3, "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 8})")
+                .find("positive"),
+            std::string::npos);
+  EXPECT_NE(msg(R"({"name": "x", "dsp_blocks": 3, "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 12})")
+                .find("multiple of 8"),
+            std::string::npos);
+  EXPECT_THROW(findDevice("no_such_board", SKELESHARE_SOURCE_DIR), std::runtime_error);
+}
+
+TEST_F(CostTest, ParallelDotTimeAndDsps) {
+  // M = 64, N = 576, P = 64: 1 * 9 passes, 64 * 64 DSPs (the 64-DSP cap per dot product).
+  NodeCost c = model.nodeCost(ir::dotF(ctx, 64, 576, i8, i8, 64)->body()->body());
+  EXPECT_EQ(c.dim[kTime].constant, 9);
+  EXPECT_EQ(c.dim[kDsp].constant, 64 * 64);
+  EXPECT_EQ(c.dim[kConvUnits].constant, 0);
+  // Equals the paper's M*N / (P*min(N, 64)) when P | M and 64 | N.
+  EXPECT_EQ(c.dim[kTime].constant, 64 * 576 / (64 * 64));
+  // N < 64: min(N, 64) = N.
+  NodeCost s = model.nodeCost(ir::dotF(ctx, 10, 27, i8, i8, 5)->body()->body());
+  EXPECT_EQ(s.dim[kTime].constant, 2);  // 10*27 / (5*27)
+  EXPECT_EQ(s.dim[kDsp].constant, 5 * 27);
+  // P does not divide M: ceil(10/3) * ceil(100/64) = 4 * 2 passes.
+  NodeCost u = model.nodeCost(ir::dotF(ctx, 10, 100, i8, i8, 3)->body()->body());
+  EXPECT_EQ(u.dim[kTime].constant, 8);
+  EXPECT_EQ(u.dim[kDsp].constant, 3 * 64);
+  // ParallelPartialDot uses ParallelDot's formulas.
+  const ir::Term* pmv = ir::pMvF(ctx, 64, 576, 9, i8, i8);
+  NodeCost p = model.nodeCost(pmv->body()->body()->child(2)->body()->body());
+  EXPECT_EQ(p.dim[kTime].constant, 9);
+  EXPECT_EQ(p.dim[kDsp].constant, 4096);
+}
+
+TEST_F(CostTest, OneVggLayer) {
+  // VGG layer 2: 34x34x64 padded input, 64 filters of 3x3x64, cMvF[64, 576].
+  const ir::Term* conv = ctx.op(Op::Conv, {in("x", {34, 34, 64}), in("w", {64, 3, 3, 64}),
+                                           ir::cMvF(ctx, 64, 576, i8, i8)});
+  NodeCost c = model.nodeCost(conv);
+  EXPECT_EQ(c.dim[kTime].str(), "0 + 1024*c2 + max(c0, c1)");
+  auto k = cost(conv);
+  EXPECT_EQ(k[kTime], 32 * 32 * 9);
+  EXPECT_EQ(k[kDsp], 4096);
+  EXPECT_EQ(k[kConvUnits], 1);
+  // Element-wise and reshaping operators are fused: as slow as their input, no DSPs.
+  const ir::Term* layer = ctx.op(Op::Relu, {ctx.op(Op::Requant, {conv}, {6})});
+  EXPECT_EQ(cost(layer), k);
+  // Two layers in a row: times and DSPs add up (nothing shared).
+  const ir::Term* padded = ctx.op(Op::Pad, {layer}, {1, 1, 1, 1, 0});
+  const ir::Term* two = ctx.op(Op::Conv, {padded, in("w2", {64, 3, 3, 64}), ir::cMvF(ctx, 64, 576, i8, i8)});
+  auto k2 = cost(two);
+  EXPECT_EQ(k2[kTime], 2 * 9216);
+  EXPECT_EQ(k2[kDsp], 2 * 4096);
+  EXPECT_EQ(k2[kConvUnits], 2);
+}
+
+TEST_F(CostTest, TiledAndPaddedSkeletons) {
+  const ir::Type* i32 = ctx.intType(32);
+  // TiledMv: 10 x 512 matrix in tiles of 64 columns: 8 calls of cMvF[10, 64] (1 pass each).
+  const ir::Term* tmv = ctx.op(Op::TiledMv, {in("m", {10, 512}), in("v", {512}), ir::cMvF(ctx, 10, 64, i8, i8)});
+  EXPECT_EQ(cost(tmv)[kTime], 8);
+  EXPECT_EQ(cost(tmv)[kDsp], 640);
+  // PaddedMv delegates: cMvF[10, 64] on 10 x 27.
+  const ir::Term* pmv = ctx.op(Op::PaddedMv, {in("m2", {10, 27}), in("v2", {27}), ir::cMvF(ctx, 10, 64, i8, i8)});
+  EXPECT_EQ(cost(pmv)[kTime], 1);
+  // TiledConvHW: 34x34 input -> 32x32 output, tiles of 18x18 -> 16x16 output: 4 tiles,
+  // each a cConvF[18, 18, 64, 64, 3] of 256 positions * 9 passes.
+  const ir::Term* tile = ctx.op(Op::TiledConvHW, {in("x", {34, 34, 64}), in("w", {64, 3, 3, 64}),
+                                                  ir::cConvF(ctx, 18, 18, 64, 64, 3, i8, i8)});
+  EXPECT_EQ(model.nodeCost(tile).dim[kTime].str(), "0 + 4*c2 + max(c0, c1)");
+  EXPECT_EQ(cost(tile)[kTime], 4 * 256 * 9);
+  EXPECT_EQ(cost(tile)[kConvUnits], 1);
+  // TiledConvICH: 64 input channels in tiles of 16: 4 calls; TiledConvOCH: 64 -> 32: 2.
+  const ir::Term* ich = ctx.op(Op::TiledConvICH, {in("x", {34, 34, 64}), in("w", {64, 3, 3, 64}),
+                                                  ir::cConvF(ctx, 34, 34, 16, 64, 3, i8, i8)});
+  EXPECT_EQ(model.nodeCost(ich).dim[kTime].linear[0].coef, 4);
+  const ir::Term* och = ctx.op(Op::TiledConvOCH, {in("x", {34, 34, 64}), in("w", {64, 3, 3, 64}),
+                                                  ir::cConvF(ctx, 34, 34, 64, 32, 3, i8, i8)});
+  EXPECT_EQ(model.nodeCost(och).dim[kTime].linear[0].coef, 2);
+  // Conv1D_W on 64x64 with 3 taps: 64 rows; Conv1D_H: 64 columns.
+  const ir::Term* c1 = ctx.op(Op::Conv1DW, {in("img", {64, 64}), in("k", {3}), ir::cMvF(ctx, 62, 3, i8, i8)});
+  EXPECT_EQ(cost(c1)[kTime], 64 * 1);
+  EXPECT_EQ(cost(c1)[kDsp], 62 * 3);
+  EXPECT_EQ(cost(c1)[kConvUnits], 0);  // 1D convolutions are not limited
+  // MergePartialSum is latency-free.
+  const ir::Term* part = ctx.input("ps", ctx.tensorType(std::vector<int64_t>{4, 3}, i32));
+  EXPECT_EQ(model.nodeCost(ctx.op(Op::MergePartialSum, {part})).dim[kTime].str(), "0 + c0");
+}
+
+TEST_F(CostTest, LetBoundUnitsArePaidOnce) {
+  // let f = cMvF[64, 576] in Tuple(Conv(x1, w1, f), Conv(x2, w2, f))
+  const ir::Term* f = ir::cMvF(ctx, 64, 576, i8, i8);
+  const ir::Term* v = ctx.var(0, f->type());
+  const ir::Term* body = ctx.op(Op::Tuple, {ctx.op(Op::Conv, {in("x1", {34, 34, 64}), in("w1", {64, 3, 3, 64}), v}),
+                                            ctx.op(Op::Conv, {in("x2", {10, 10, 64}), in("w2", {64, 3, 3, 64}), v})});
+  const ir::Term* let = ctx.app(ctx.lam(f->type(), body), f);
+  DesignCost d = designCost(model, let);
+  EXPECT_EQ(d.sharedUnits, 1u);
+  EXPECT_EQ(d.use[kTime], 1024 * (9 + kCommunicationCost) + 64 * (9 + kCommunicationCost));
+  EXPECT_EQ(d.use[kDsp], 0);
+  EXPECT_EQ(d.fixed[kDsp], 4096);
+  EXPECT_EQ(d.total(kDsp), 4096);
+  EXPECT_EQ(d.total(kConvUnits), 2);  // the Conv nodes themselves are in place
+  // The same program without the let pays for the Mv twice.
+  const ir::Term* flat = ctx.op(Op::Tuple, {ctx.op(Op::Conv, {in("x1", {34, 34, 64}), in("w1", {64, 3, 3, 64}), f}),
+                                            ctx.op(Op::Conv, {in("x2", {10, 10, 64}), in("w2", {64, 3, 3, 64}), f})});
+  DesignCost e = designCost(model, flat);
+  EXPECT_EQ(e.use[kTime], 1024 * 9 + 64 * 9);
+  EXPECT_EQ(e.total(kDsp), 2 * 4096);
+}
+
+TEST(CostArith, Saturates) {
+  EXPECT_EQ(satMul(kCostCap, 2), kCostCap);
+  EXPECT_EQ(satAdd(kCostCap, kCostCap), kCostCap);
+  EXPECT_EQ(satMul(3, 4), 12);
+  CostExpr e{7, {{0, 3}}, {1, 2}};
+  std::vector<int64_t> use{2, 5, 4};
+  EXPECT_EQ(e.evaluate(use), 7 + 6 + 5);
+}
+
+TEST(Families, OfOperators) {
+  EXPECT_EQ(familyOf(Op::PaddedConvICH), Family::Conv);
+  EXPECT_EQ(familyOf(Op::TiledMvRows), Family::Mv);
+  EXPECT_EQ(familyOf(Op::TiledMmK), Family::Mm);
+  EXPECT_EQ(familyOf(Op::TransposedConv1DW), Family::Conv1D);
+  EXPECT_EQ(familyOf(Op::Relu), Family::None);
+  EXPECT_TRUE(isConvUnit(Op::ParallelConv));
+  EXPECT_FALSE(isConvUnit(Op::TiledConvHW));
+}
+
+}  // namespace
