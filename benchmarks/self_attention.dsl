@@ -21,8 +21,8 @@
 // sequence length, as in "Replacing softmax with ReLU in Vision Transformers" (Wortsman
 // et al., 2023): A = relu(Q K^T / sqrt(D)), out = (A V) / S. In fixed point:
 //   - Q, K, V are requantised to i8 (requant shift 6: with the generator's random data,
-//     activations uniform in [-128, 127] and weights in [-8, 7], the i32 sum of 64
-//     products has a standard deviation of about 8*74*4.6 ~ 2^11.4);
+//     activations uniform in [-128, 127] and weights in [-7, 7] (rms 4.3), the i32 sum
+//     of 64 products has a standard deviation of about 8*74*4.3 ~ 2^11.3);
 //   - the scores are requantised by a shift of 9 = 3 (the 1/sqrt(D) = 2^-3 scale) + 6
 //     (fixed-point rescaling), then relu: A is i8 in [0, 127];
 //   - out is requantised by a shift of 8 = 6 (the 1/S = 2^-6 normalisation) + 2

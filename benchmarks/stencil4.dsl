@@ -17,8 +17,8 @@
 //   edge_h = [2, 4, 2]    = [1, 2, 1] / 4   Sobel smoothing, along the height
 // so the result is the Gaussian-blurred image's horizontal Sobel gradient Gx / 8, signed
 // i8. (conv1d correlates: out[h][x] = sum_k img[h][x+k] * w[k].) With these taps each
-// stage has unit gain; the CLI's random i8 weights lie in [-8, 7] (rms ~4.6), which
-// gives a stage a gain of about sqrt(3)*4.6/8 ~ 1, so random data does not collapse
+// stage has unit gain; the CLI's random i8 weights lie in [-7, 7] (rms ~4.3), which
+// gives a stage a gain of about sqrt(3)*4.3/8 ~ 0.9, so random data does not collapse
 // either (depending on the seed, a stage saturates some values or shrinks them).
 
 input  image  : i8[64][64];

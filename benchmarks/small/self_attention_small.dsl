@@ -10,8 +10,8 @@ weight wq_t : i8[8][8];            // Wq transposed
 weight wk_t : i8[8][8];            // Wk transposed
 weight wv_t : i8[8][8];            // Wv transposed
 
-let q = requant(mm(x, wq_t), 5);                   // 8 x 8, Q = X Wq
+let q = requant(mm(x, wq_t), 4);                   // 8 x 8, Q = X Wq
 let k = requant(mm(x, wk_t), 5);                   // 8 x 8, K = X Wk
-let v = requant(mm(x, wv_t), 5);                   // 8 x 8, V = X Wv
-let a = relu(requant(mm(q, k), 6));                // 8 x 8, relu(Q K^T / sqrt(D))
+let v = requant(mm(x, wv_t), 4);                   // 8 x 8, V = X Wv
+let a = relu(requant(mm(q, k), 7));                // 8 x 8, relu(Q K^T / sqrt(D))
 output out = requant(mm(a, transpose(v)), 7);      // 8 x 8, (A V) / S

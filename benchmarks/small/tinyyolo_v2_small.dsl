@@ -26,14 +26,14 @@ let c1 = leaky_relu(requant(conv(pad(image, 1), w1), 6), 3);   // 64x64x2
 let p1 = maxpool(c1, 2);                                        // 32x32x2
 let c2 = leaky_relu(requant(conv(pad(p1, 1), w2), 4), 3);      // 32x32x4
 let p2 = maxpool(c2, 2);                                        // 16x16x4
-let c3 = leaky_relu(requant(conv(pad(p2, 1), w3), 4), 3);      // 16x16x8
+let c3 = leaky_relu(requant(conv(pad(p2, 1), w3), 5), 3);      // 16x16x8
 let p3 = maxpool(c3, 2);                                        // 8x8x8
-let c4 = leaky_relu(requant(conv(pad(p3, 1), w4), 5), 3);      // 8x8x16
+let c4 = leaky_relu(requant(conv(pad(p3, 1), w4), 4), 3);      // 8x8x16
 let p4 = maxpool(c4, 2);                                        // 4x4x16
-let c5 = leaky_relu(requant(conv(pad(p4, 1), w5), 5), 3);      // 4x4x32
+let c5 = leaky_relu(requant(conv(pad(p4, 1), w5), 6), 3);      // 4x4x32
 let p5 = maxpool(c5, 2);                                        // 2x2x32
 let c6 = leaky_relu(requant(conv(pad(p5, 1), w6), 5), 3);      // 2x2x64
 let p6 = maxpool(pad(c6, 0, 1, 0, 1, fill=-128), 2, 1);         // 3x3 -> 2x2x64
-let c7 = leaky_relu(requant(conv(pad(p6, 1), w7), 6), 3);      // 2x2x128
+let c7 = leaky_relu(requant(conv(pad(p6, 1), w7), 7), 3);      // 2x2x128
 
 output detections = conv(pad(c7, 1), w9);                       // 2x2x13 (i32)

@@ -8,9 +8,9 @@ namespace skeleshare::rng {
 Range defaultRange(int bits, Role role) {
   const bool w = role == Role::Weight;
   switch (bits) {
-    case 8: return w ? Range{-8, 7} : Range{-128, 127};
-    case 16: return w ? Range{-128, 127} : Range{-4096, 4095};
-    case 32: return w ? Range{-1024, 1023} : Range{-65536, 65535};
+    case 8: return w ? Range{-7, 7} : Range{-128, 127};
+    case 16: return w ? Range{-127, 127} : Range{-4096, 4095};
+    case 32: return w ? Range{-1023, 1023} : Range{-65536, 65535};
     default: throw std::invalid_argument("defaultRange: element width must be 8, 16 or 32, got " + std::to_string(bits));
   }
 }

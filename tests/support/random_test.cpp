@@ -21,8 +21,12 @@ TEST(Random, GoldenValues) {
   // From a Python transcription of the algorithm in random.h.
   EXPECT_EQ(randomTensor(0, "image", 8, {2, 4}, Role::Input).values(),
             (std::vector<int32_t>{21, -66, -64, 24, 43, -115, -15, -90}));
-  EXPECT_EQ(randomTensor(42, "w1", 8, {8}, Role::Weight).values(), (std::vector<int32_t>{-5, -8, 5, 3, -2, -5, -7, 6}));
-  EXPECT_EQ(randomTensor(42, "bias", 32, {4}, Role::Weight).values(), (std::vector<int32_t>{234, -814, 0, 813}));
+  EXPECT_EQ(randomTensor(42, "w1", 8, {8}, Role::Weight).values(), (std::vector<int32_t>{-5, 1, 1, 7, 0, 6, -2, 3}));
+  EXPECT_EQ(randomTensor(42, "w16", 16, {6}, Role::Weight).values(),
+            (std::vector<int32_t>{-48, -73, -82, -20, -117, -124}));
+  EXPECT_EQ(randomTensor(42, "bias", 32, {4}, Role::Weight).values(), (std::vector<int32_t>{-356, 575, 963, -115}));
+  // An explicit range is used as given (the former i8 weight default, [-8, 7]).
+  EXPECT_EQ(randomTensor(42, "w1", 8, {8}, Range{-8, 7}).values(), (std::vector<int32_t>{-5, -8, 5, 3, -2, -5, -7, 6}));
 }
 
 TEST(Random, DependsOnSeedAndNameOnly) {
@@ -49,7 +53,16 @@ TEST(Random, StaysInTheDocumentedRanges) {
       EXPECT_GE(hi, r.hi - (int64_t{r.hi} - r.lo) / 50);
     }
   EXPECT_EQ(defaultRange(8, Role::Input).lo, -128);
+  EXPECT_EQ(defaultRange(8, Role::Weight).lo, -7);
   EXPECT_EQ(defaultRange(8, Role::Weight).hi, 7);
+}
+
+TEST(Random, WeightRangesAreSymmetric) {
+  // Zero-mean weights: an asymmetric range would bias every channel's weight sum.
+  for (int bits : {8, 16, 32}) {
+    Range r = defaultRange(bits, Role::Weight);
+    EXPECT_EQ(r.lo, -r.hi) << "i" << bits;
+  }
 }
 
 TEST(Random, RejectsBadArguments) {

@@ -20,9 +20,16 @@
 // nor round everything to zero.
 //
 //   width | Role::Input (activations, images) | Role::Weight (weights, biases)
-//   i8    | [-128, 127]                        | [-8, 7]
-//   i16   | [-4096, 4095]                      | [-128, 127]
-//   i32   | [-65536, 65535]                    | [-1024, 1023]
+//   i8    | [-128, 127]                        | [-7, 7]        (rms 4.3)
+//   i16   | [-4096, 4095]                      | [-127, 127]    (rms 73.6)
+//   i32   | [-65536, 65535]                    | [-1023, 1023]  (rms 591)
+//
+// Weight ranges are symmetric, so weights have mean exactly 0. (A two's-complement range
+// such as [-8, 7] has mean -0.5: every output channel's weight sum is then strongly
+// negative, and a layer fed by non-negative, post-ReLU activations produces mostly
+// negative sums, i.e. mostly zeros after the next ReLU.) Activation ranges keep the full
+// two's-complement span; their -0.5 mean is negligible against their spread and is
+// multiplied by zero-mean weights.
 
 #include <cstdint>
 #include <string_view>
