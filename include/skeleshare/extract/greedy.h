@@ -1,0 +1,30 @@
+#pragma once
+// The greedy baseline extractor: tree costs, one node per class, no solver. It is the
+// solver's warm start and the comparison point in report.json (docs/extraction.md,
+// "Greedy baseline").
+//
+// For each weight lambda in a fixed list and each candidate convolution unit K (a shareable
+// class from which hardware convolutions are reachable; "none" too), a Bellman-Ford style
+// fixpoint picks in every class the node of least T + lambda * D, where a shareable child
+// is assumed shared (its use costs T + COMMUNICATION_COST cycles and no DSPs) and
+// convolution units are allowed only under K. Each candidate is evaluated exactly
+// (selection.h); the fastest one within the limits wins (ties: fewer DSPs, then the first).
+
+#include <cstdint>
+
+#include "skeleshare/extract/selection.h"
+
+namespace skeleshare::extract {
+
+struct GreedyResult {
+  bool found = false;
+  Selection selection;
+  Evaluation evaluation;
+  size_t candidates = 0;  // (lambda, K) pairs tried
+  double seconds = 0;
+};
+
+GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvUnits,
+                           double maxSeconds = 30.0);
+
+}  // namespace skeleshare::extract

@@ -1,0 +1,101 @@
+#pragma once
+// The extraction problem: the part of an e-graph that can appear in a design rooted at a
+// class, shrunk before it is encoded (docs/extraction.md, "Shrinking"), with every node's
+// cost expressions and every class's role. Classes and nodes get dense indices here; the
+// selection, the greedy extractor, the SMT encoding and the outliner all use them.
+
+#include <array>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "skeleshare/cost/cost_model.h"
+#include "skeleshare/egraph/egraph.h"
+
+namespace skeleshare::extract {
+
+struct ProblemOptions {
+  /// Off: no class is shareable (--no-sharing): every use is a copy.
+  bool sharing = true;
+  /// --single-abstraction: a shared unit may only be used by skeletons of its own family.
+  bool singleAbstraction = false;
+  /// Drop dominated nodes and absorb single-parent classes (off only to test that
+  /// shrinking does not change the optimum).
+  bool shrink = true;
+};
+
+struct PNode {
+  egraph::NodeId id = 0;         // e-graph node
+  uint32_t cls = 0;              // dense class index
+  ir::Op op{};
+  std::vector<uint32_t> kids;    // dense class indices, in child order
+  cost::NodeCost cost;
+};
+
+struct PClass {
+  egraph::ClassId id = 0;        // canonical e-graph class
+  const ir::Type* type = nullptr;
+  std::vector<uint32_t> nodes;   // dense node indices, in the e-graph's class order
+  std::vector<uint32_t> parents; // dense node indices of the users, one entry per use
+  /// May be shared: closed, of function type, may use DSPs or a convolution unit, used at
+  /// least twice (docs/extraction.md, "Which classes may be shared").
+  bool shareable = false;
+  /// Every node is a leaf of cost zero (variables, inputs, constants): never encoded.
+  bool free = false;
+  /// One node and one use: selected exactly when its user is (the paper's agglomeration).
+  bool absorbed = false;
+  bool mayUseDsp = false;
+  bool mayUseConvUnit = false;
+  /// Strongly connected component id when the class lies on a cycle, else -1.
+  int32_t scc = -1;
+  /// Families of the skeletons the class's function evaluates to (for single abstraction).
+  std::set<cost::Family> ownFamilies;
+};
+
+struct ProblemStats {
+  size_t egraphNodes = 0, egraphClasses = 0;
+  size_t reachableNodes = 0, reachableClasses = 0;
+  size_t unextractableNodes = 0;
+  size_t dominatedNodes = 0;
+  size_t nodes = 0, classes = 0;  // kept
+  size_t freeClasses = 0, absorbedClasses = 0, shareableClasses = 0, cyclicClasses = 0;
+  std::string str() const;
+};
+
+class Problem {
+ public:
+  /// `g` must be clean and outlive the problem. Throws std::runtime_error when the root
+  /// has no finite term.
+  Problem(const egraph::EGraph& g, const cost::CostModel& model, egraph::ClassId root,
+          const ProblemOptions& opts = {});
+
+  const egraph::EGraph& egraph() const { return *g_; }
+  const cost::CostModel& model() const { return *model_; }
+  const ProblemOptions& options() const { return opts_; }
+  uint32_t root() const { return root_; }
+  const std::vector<PNode>& nodes() const { return nodes_; }
+  const std::vector<PClass>& classes() const { return classes_; }
+  const PNode& node(uint32_t n) const { return nodes_[n]; }
+  const PClass& cls(uint32_t c) const { return classes_[c]; }
+  /// Dense index of an e-graph class, or UINT32_MAX when it was dropped.
+  uint32_t indexOf(egraph::ClassId c) const;
+  const ProblemStats& stats() const { return stats_; }
+  /// The lowest use time of each class over all selections, sharing ignored (sharing only
+  /// adds time): a lower bound on any design's time.
+  const std::vector<int64_t>& minTime() const { return minTime_; }
+
+ private:
+  void build(egraph::ClassId root);
+  const egraph::EGraph* g_;
+  const cost::CostModel* model_;
+  ProblemOptions opts_;
+  uint32_t root_ = 0;
+  std::vector<PNode> nodes_;
+  std::vector<PClass> classes_;
+  std::vector<uint32_t> index_;  // by e-graph class id
+  std::vector<int64_t> minTime_;
+  ProblemStats stats_;
+};
+
+}  // namespace skeleshare::extract

@@ -1,0 +1,490 @@
+#include "skeleshare/extract/extractor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <z3++.h>
+
+namespace skeleshare::extract {
+
+using namespace cost;
+
+const char* statusName(Status s) {
+  switch (s) {
+    case Status::Ok: return "ok";
+    case Status::NoSolution: return "no_solution";
+    case Status::TimeoutNoSolution: return "timeout_no_solution";
+  }
+  return "?";
+}
+
+namespace {
+
+/// The SMT encoding of Section III-C with the cost model of Section IV-C.
+class Encoding {
+ public:
+  Encoding(const Problem& p, const ExtractOptions& opts)
+      : p_(p), opts_(opts), s_(ctx_), aBudget_(ctx_.bool_const("limit_dsp")), aConv_(ctx_.bool_const("limit_conv")) {
+    z3::params params(ctx_);
+    params.set("random_seed", 0u);
+    s_.set(params);
+    build();
+  }
+
+  z3::solver& solver() { return s_; }
+  z3::context& ctx() { return ctx_; }
+  const z3::expr& budgetLiteral() const { return aBudget_; }
+  const z3::expr& convLiteral() const { return aConv_; }
+  const z3::expr& rootTime() const { return t_[p_.root()]; }
+  const z3::expr& totalDsps() const { return *dTotal_; }
+  const z3::expr& totalConvUnits() const { return *uTotal_; }
+  size_t bools() const { return bools_; }
+  size_t ints() const { return ints_; }
+
+  /// The design in the solver's current model.
+  Selection selection() {
+    z3::model m = s_.get_model();
+    const size_t nc = p_.classes().size();
+    Selection sel;
+    sel.chosen.assign(nc, -1);
+    sel.shared.assign(nc, 0);
+    std::vector<uint32_t> stack{p_.root()};
+    std::vector<uint8_t> seen(nc, 0);
+    seen[p_.root()] = 1;
+    while (!stack.empty()) {
+      uint32_t c = stack.back();
+      stack.pop_back();
+      const PClass& pc = p_.cls(c);
+      int32_t chosen = -1;
+      for (uint32_t n : pc.nodes) {
+        if (pc.free || pc.absorbed || m.eval(selN_[n], true).is_true()) {
+          chosen = static_cast<int32_t>(n);
+          break;
+        }
+      }
+      sel.chosen[c] = chosen;
+      if (pc.shareable) sel.shared[c] = m.eval(share_[c], true).is_true() ? 1 : 0;
+      if (chosen < 0) continue;
+      for (uint32_t k : p_.node(static_cast<uint32_t>(chosen)).kids)
+        if (!seen[k]) {
+          seen[k] = 1;
+          stack.push_back(k);
+        }
+    }
+    return sel;
+  }
+
+ private:
+  z3::expr boolVar(const std::string& name) {
+    ++bools_;
+    return ctx_.bool_const(name.c_str());
+  }
+  z3::expr intVar(const std::string& name) {
+    ++ints_;
+    z3::expr v = ctx_.int_const(name.c_str());
+    s_.add(v >= 0);
+    return v;
+  }
+  z3::expr num(int64_t v) { return ctx_.int_val(v); }
+
+  /// max over the time of the given classes (an auxiliary bounded from below).
+  z3::expr maxOf(std::vector<uint32_t> kids) {
+    std::vector<uint32_t> live;
+    for (uint32_t k : kids)
+      if (!p_.cls(k).free) live.push_back(k);
+    std::sort(live.begin(), live.end());
+    live.erase(std::unique(live.begin(), live.end()), live.end());
+    if (live.empty()) return num(0);
+    if (live.size() == 1) return t_[live[0]];
+    auto it = maxMemo_.find(live);
+    if (it != maxMemo_.end()) return it->second;
+    z3::expr m = intVar(fmt::format("max{}", maxMemo_.size()));
+    for (uint32_t k : live) s_.add(m >= t_[k]);
+    maxMemo_.emplace(live, m);
+    return m;
+  }
+
+  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars) {
+    const CostExpr& e = pn.cost.dim[d];
+    z3::expr sum = num(e.constant);
+    for (const CostExpr::Term& t : e.linear) {
+      uint32_t k = pn.kids[t.child];
+      if (p_.cls(k).free) continue;
+      if (d == kDsp && !p_.cls(k).mayUseDsp) continue;
+      if (d == kConvUnits && !p_.cls(k).mayUseConvUnit) continue;
+      sum = sum + (t.coef == 1 ? vars[k] : num(t.coef) * vars[k]);
+    }
+    if (!e.maxOf.empty()) {
+      std::vector<uint32_t> kids;
+      for (uint32_t i : e.maxOf) kids.push_back(pn.kids[i]);
+      if (d != kTime) {
+        // Not produced by the cost model (D and U are sums), but keep the encoding exact.
+        z3::expr m = intVar(fmt::format("max_{}_{}", d, pn.id));
+        for (uint32_t k : kids) s_.add(m >= vars[k]);
+        sum = sum + m;
+      } else {
+        sum = sum + maxOf(kids);
+      }
+    }
+    return sum.simplify();
+  }
+
+  void build() {
+    const size_t nc = p_.classes().size();
+    const size_t nn = p_.nodes().size();
+    z3::expr tt = ctx_.bool_val(true), ff = ctx_.bool_val(false), zero = num(0);
+    selC_.assign(nc, tt);
+    share_.assign(nc, ff);
+    t_.assign(nc, zero);
+    d_.assign(nc, zero);
+    u_.assign(nc, zero);
+    fd_.assign(nc, zero);
+    fu_.assign(nc, zero);
+    selN_.assign(nn, tt);
+    std::vector<uint8_t> resolved(nc, 0);
+
+    for (uint32_t c = 0; c < nc; ++c) {
+      const PClass& pc = p_.cls(c);
+      if (pc.free) {
+        resolved[c] = 1;
+        continue;
+      }
+      std::string id = std::to_string(pc.id);
+      t_[c] = intVar("t" + id);
+      if (pc.mayUseDsp) d_[c] = intVar("d" + id);
+      if (pc.mayUseConvUnit) u_[c] = intVar("u" + id);
+      if (pc.shareable) {
+        share_[c] = boolVar("share" + id);
+        if (pc.mayUseDsp) fd_[c] = intVar("fd" + id);
+        if (pc.mayUseConvUnit) fu_[c] = intVar("fu" + id);
+      }
+      if (pc.absorbed) continue;
+      resolved[c] = 1;
+      selC_[c] = boolVar("c" + id);
+      if (pc.nodes.size() == 1) {
+        selN_[pc.nodes[0]] = selC_[c];
+      } else {
+        for (uint32_t n : pc.nodes) selN_[n] = boolVar("n" + std::to_string(p_.node(n).id));
+      }
+    }
+    // An absorbed class is selected exactly when its single user is.
+    for (uint32_t c = 0; c < nc; ++c) {
+      std::vector<uint32_t> chain;
+      uint32_t x = c;
+      while (!resolved[x]) {
+        chain.push_back(x);
+        x = p_.node(p_.cls(x).parents[0]).cls;
+      }
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        uint32_t a = *it;
+        selC_[a] = selN_[p_.cls(a).parents[0]];
+        selN_[p_.cls(a).nodes[0]] = selC_[a];
+        resolved[a] = 1;
+      }
+    }
+
+    // Well-formedness.
+    s_.add(selC_[p_.root()]);
+    for (uint32_t c = 0; c < nc; ++c) {
+      const PClass& pc = p_.cls(c);
+      if (pc.free || pc.absorbed || pc.nodes.size() == 1) continue;
+      z3::expr_vector any(ctx_);
+      for (uint32_t n : pc.nodes) {
+        any.push_back(selN_[n]);
+        s_.add(z3::implies(selN_[n], selC_[c]));
+      }
+      s_.add(z3::implies(selC_[c], z3::mk_or(any)));
+    }
+    for (uint32_t n = 0; n < nn; ++n) {
+      const PNode& pn = p_.node(n);
+      std::vector<uint32_t> kids = pn.kids;
+      std::sort(kids.begin(), kids.end());
+      kids.erase(std::unique(kids.begin(), kids.end()), kids.end());
+      const PClass& pc = p_.cls(pn.cls);
+      for (uint32_t k : kids) {
+        const PClass& kc = p_.cls(k);
+        if (kc.free || kc.absorbed) continue;  // absorbed: selected with this very node
+        s_.add(z3::implies(selN_[n], selC_[k]));
+        if (pc.scc >= 0 && kc.scc == pc.scc) {
+          s_.add(z3::implies(selN_[n], label(pn.cls) < label(k)));
+        }
+      }
+    }
+
+    // Costs: lower bounds on the use / fixed cost variables.
+    for (uint32_t n = 0; n < nn; ++n) {
+      const PNode& pn = p_.node(n);
+      uint32_t c = pn.cls;
+      const PClass& pc = p_.cls(c);
+      if (pc.free) continue;
+      z3::expr et = costExpr(pn, kTime, t_);
+      std::optional<z3::expr> ed, eu;
+      if (pc.mayUseDsp) ed = costExpr(pn, kDsp, d_);
+      if (pc.mayUseConvUnit) eu = costExpr(pn, kConvUnits, u_);
+      if (pc.absorbed) {
+        s_.add(t_[c] >= et);
+        if (ed) s_.add(d_[c] >= *ed);
+        if (eu) s_.add(u_[c] >= *eu);
+      } else if (pc.shareable) {
+        z3::expr inPlace = t_[c] >= et, shared = t_[c] >= et + num(kCommunicationCost);
+        if (ed) {
+          inPlace = inPlace && d_[c] >= *ed;
+          shared = shared && fd_[c] >= *ed;
+        }
+        if (eu) {
+          inPlace = inPlace && u_[c] >= *eu;
+          shared = shared && fu_[c] >= *eu;
+        }
+        s_.add(z3::implies(selN_[n] && !share_[c], inPlace));
+        s_.add(z3::implies(selN_[n] && share_[c], shared));
+      } else {
+        z3::expr inPlace = t_[c] >= et;
+        if (ed) inPlace = inPlace && d_[c] >= *ed;
+        if (eu) inPlace = inPlace && u_[c] >= *eu;
+        s_.add(z3::implies(selN_[n], inPlace));
+      }
+    }
+
+    // Single abstraction: a unit is shared only among skeletons of its own family.
+    if (p_.options().singleAbstraction) {
+      for (uint32_t c = 0; c < nc; ++c) {
+        const PClass& pc = p_.cls(c);
+        if (!pc.shareable) continue;
+        for (uint32_t user : pc.parents) {
+          Family f = familyOf(p_.node(user).op);
+          if (f != Family::None && !pc.ownFamilies.count(f)) s_.add(!share_[c] || !selN_[user]);
+        }
+      }
+    }
+
+    // Limits (guarded, so that an infeasible problem can be diagnosed).
+    z3::expr dSum = d_[p_.root()], uSum = u_[p_.root()];
+    for (uint32_t c = 0; c < nc; ++c) {
+      if (!p_.cls(c).shareable) continue;
+      if (p_.cls(c).mayUseDsp) dSum = dSum + fd_[c];
+      if (p_.cls(c).mayUseConvUnit) uSum = uSum + fu_[c];
+    }
+    dTotal_ = dSum;
+    uTotal_ = uSum;
+    s_.add(z3::implies(aBudget_, dSum <= num(opts_.dspBudget)));
+    s_.add(z3::implies(aConv_, uSum <= num(opts_.maxConvUnits)));
+  }
+
+  z3::expr label(uint32_t c) {
+    auto it = labels_.find(c);
+    if (it != labels_.end()) return it->second;
+    z3::expr l = ctx_.int_const(fmt::format("label{}", p_.cls(c).id).c_str());
+    ++ints_;
+    labels_.emplace(c, l);
+    return l;
+  }
+
+  const Problem& p_;
+  const ExtractOptions& opts_;
+  z3::context ctx_;
+  z3::solver s_;
+  z3::expr aBudget_, aConv_;
+  std::vector<z3::expr> selC_, selN_, share_, t_, d_, u_, fd_, fu_;
+  std::optional<z3::expr> dTotal_, uTotal_;
+  std::map<std::vector<uint32_t>, z3::expr> maxMemo_;
+  std::map<uint32_t, z3::expr> labels_;
+  size_t bools_ = 0, ints_ = 0;
+};
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
+  const auto start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  auto remainingMs = [&]() -> unsigned {
+    double r = opts.timeoutSeconds - elapsed();
+    return r <= 0 ? 1u : static_cast<unsigned>(std::min(r * 1000.0, 4.0e9));
+  };
+  auto say = [&](const std::string& line) {
+    if (opts.progress) opts.progress(fmt::format("[{:7.2f}s] {}", elapsed(), line));
+  };
+
+  ExtractResult r;
+  r.lowerBound = p.minTime()[p.root()];
+  bool have = false;
+  auto gapText = [&]() -> std::string {
+    if (!have) return "";
+    int64_t best = r.evaluation.time();
+    if (best <= 0) return ", gap 0%";
+    return fmt::format(", lower bound {}, gap {:.1f}%", r.lowerBound,
+                       100.0 * static_cast<double>(best - std::min(best, r.lowerBound)) / static_cast<double>(best));
+  };
+  auto accept = [&](Selection sel, const char* source) {
+    Evaluation e = evaluate(p, sel);
+    if (!checkLimits(e, opts.dspBudget, opts.maxConvUnits).empty()) return false;
+    if (have && e.time() >= r.evaluation.time()) return false;
+    have = true;
+    r.selection = std::move(sel);
+    r.evaluation = std::move(e);
+    r.secondsToBest = elapsed();
+    r.improvements.push_back({r.secondsToBest, r.evaluation.time(), r.evaluation.dsps(), source});
+    say(fmt::format("{}: {} cycles, {} DSPs{}", source, r.evaluation.time(), r.evaluation.dsps(), gapText()));
+    return true;
+  };
+
+  say(fmt::format("problem: {}", p.stats().str()));
+  if (opts.greedyWarmStart) {
+    GreedyResult g = greedyExtract(p, opts.dspBudget, opts.maxConvUnits, std::max(1.0, opts.timeoutSeconds / 10));
+    r.greedyFound = g.found;
+    if (g.found) {
+      r.greedyTime = g.evaluation.time();
+      r.greedyDsps = g.evaluation.dsps();
+      accept(std::move(g.selection), "greedy");
+    } else {
+      say(fmt::format("greedy: nothing within the limits ({} candidates)", g.candidates));
+    }
+  }
+
+  Encoding enc(p, opts);
+  r.encodedBools = enc.bools();
+  r.encodedInts = enc.ints();
+  say(fmt::format("encoded: {} Boolean and {} integer variables", r.encodedBools, r.encodedInts));
+  z3::solver& s = enc.solver();
+  z3::context& ctx = enc.ctx();
+
+  auto check = [&](const std::vector<z3::expr>& assumptions, uint64_t rlimit) {
+    z3::params params(ctx);
+    params.set("timeout", remainingMs());
+    params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, 4000000000u)));
+    s.set(params);
+    z3::expr_vector a(ctx);
+    for (const auto& e : assumptions) a.push_back(e);
+    ++r.queries;
+    return s.check(a);
+  };
+  const std::vector<z3::expr> limits{enc.budgetLiteral(), enc.convLiteral()};
+
+  if (!have) {
+    z3::check_result res = check(limits, 0);
+    if (res == z3::sat) {
+      accept(enc.selection(), "solver");
+      if (!have) throw std::logic_error("the solver's first design does not evaluate within the limits");
+    } else if (res == z3::unknown) {
+      r.status = Status::TimeoutNoSolution;
+      r.message = fmt::format("no design found within {} s (the solver neither found one nor proved that none fits)",
+                              opts.timeoutSeconds);
+      r.seconds = elapsed();
+      say(r.message);
+      return r;
+    } else {
+      // Which limit cannot be met? Minimise the quantity over the other limit alone.
+      r.status = Status::NoSolution;
+      auto minimise = [&](const z3::expr& quantity, const std::vector<z3::expr>& assume,
+                          int64_t hi) -> std::pair<int64_t, bool> {
+        int64_t lo = 0;
+        bool exact = true;
+        while (lo < hi && elapsed() < opts.timeoutSeconds) {
+          int64_t mid = lo + (hi - lo) / 2;
+          s.push();
+          s.add(quantity <= ctx.int_val(mid));
+          z3::check_result q = check(assume, 0);
+          s.pop();
+          if (q == z3::sat) hi = mid;
+          else if (q == z3::unsat) lo = mid + 1;
+          else { exact = false; break; }
+        }
+        return {exact && lo >= hi ? hi : lo, exact && lo >= hi};
+      };
+      auto designValue = [&](int dim) {
+        Selection sel = enc.selection();
+        Evaluation e = evaluate(p, sel);
+        return e.valid ? e.total[dim] : kCostCap;
+      };
+      std::string dspPart, convPart;
+      bool dspOk = false, convOk = false;
+      if (check({enc.convLiteral()}, 0) == z3::sat) {
+        convOk = true;
+        auto [need, exact] = minimise(enc.totalDsps(), {enc.convLiteral()}, designValue(kDsp));
+        dspPart = fmt::format("no design fits {} DSPs: the smallest design{} needs {}{}", opts.dspBudget,
+                              opts.maxConvUnits >= 0 ? fmt::format(" with at most {} convolution unit{}", opts.maxConvUnits,
+                                                                   opts.maxConvUnits == 1 ? "" : "s")
+                                                     : "",
+                              exact ? "" : "at least ", need);
+      }
+      if (check({enc.budgetLiteral()}, 0) == z3::sat) dspOk = true;
+      if (!convOk) {
+        std::string dspNote;
+        if (check({}, 0) == z3::sat) {
+          int64_t unitsHi = designValue(kConvUnits), dspHi = designValue(kDsp);
+          auto [units, exactU] = minimise(enc.totalConvUnits(), {}, unitsHi);
+          auto [need, exactD] = minimise(enc.totalDsps(), {}, dspHi);
+          convPart = fmt::format(
+              "no design has at most {} convolution unit{}: the fewest possible is {}{} (the convolutions cannot "
+              "all use one shared unit); without that limit the smallest design needs {}{} DSPs",
+              opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s", exactU ? "" : "at least ", units,
+              exactD ? "" : "at least ", need);
+        } else {
+          convPart = "the e-graph has no well-formed design";
+        }
+      }
+      r.message = !convOk ? convPart : dspPart;
+      if (convOk && dspOk) r.message += " (each limit can be met alone, not both)";
+      r.seconds = elapsed();
+      say(r.message);
+      return r;
+    }
+  }
+
+  // Bound search.
+  s.add(enc.budgetLiteral());
+  s.add(enc.convLiteral());
+  s.add(enc.rootTime() >= ctx.int_val(r.lowerBound));
+  double frac = 0.5;
+  int64_t boundAdded = -1;
+  while (r.lowerBound < r.evaluation.time()) {
+    if (elapsed() >= opts.timeoutSeconds) break;
+    int64_t hi = r.evaluation.time();
+    if (boundAdded != hi) {
+      s.add(enc.rootTime() <= ctx.int_val(hi - 1));
+      boundAdded = hi;
+    }
+    int64_t span = hi - 1 - r.lowerBound;
+    int64_t q = hi - 1 - static_cast<int64_t>(std::floor(static_cast<double>(span) * frac));
+    bool last = q >= hi - 1;
+    s.push();
+    s.add(enc.rootTime() <= ctx.int_val(q));
+    z3::check_result res = check({}, last ? 0 : opts.queryRlimit);
+    std::optional<Selection> found;
+    if (res == z3::sat) found = enc.selection();
+    s.pop();
+    if (res == z3::sat) {
+      if (!accept(std::move(*found), "solver"))
+        throw std::logic_error("the solver's design is not better than the best one after exact evaluation");
+      frac = 0.5;
+    } else if (res == z3::unsat) {
+      r.lowerBound = q + 1;
+      s.add(enc.rootTime() >= ctx.int_val(r.lowerBound));
+      say(fmt::format("no design within {} cycles{}", q, gapText()));
+    } else {
+      if (last || elapsed() >= opts.timeoutSeconds) {
+        say(fmt::format("query for <= {} cycles inconclusive; stopping", q));
+        break;
+      }
+      say(fmt::format("query for <= {} cycles inconclusive; trying closer to the best design", q));
+      frac /= 4;
+      if (frac < 1e-9) frac = 0;
+    }
+  }
+  r.status = Status::Ok;
+  r.optimal = r.lowerBound >= r.evaluation.time();
+  if (r.optimal) r.lowerBound = r.evaluation.time();
+  r.seconds = elapsed();
+  r.message = r.optimal ? "proven optimal"
+                        : fmt::format("timeout after {:.1f} s: best design not proven optimal (lower bound {} cycles)",
+                                      r.seconds, r.lowerBound);
+  say(fmt::format("done: {} cycles, {} DSPs, {}", r.evaluation.time(), r.evaluation.dsps(), r.message));
+  return r;
+}
+
+}  // namespace skeleshare::extract

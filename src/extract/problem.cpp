@@ -1,0 +1,369 @@
+#include "skeleshare/extract/problem.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace skeleshare::extract {
+
+using egraph::ClassId;
+using egraph::NodeId;
+using namespace cost;
+
+std::string ProblemStats::str() const {
+  return fmt::format(
+      "e-graph {} nodes / {} classes; reachable {} / {}; dropped {} unextractable and {} dominated nodes; "
+      "kept {} nodes / {} classes ({} free, {} absorbed, {} shareable, {} on cycles)",
+      egraphNodes, egraphClasses, reachableNodes, reachableClasses, unextractableNodes, dominatedNodes, nodes,
+      classes, freeClasses, absorbedClasses, shareableClasses, cyclicClasses);
+}
+
+Problem::Problem(const egraph::EGraph& g, const CostModel& model, ClassId root, const ProblemOptions& opts)
+    : g_(&g), model_(&model), opts_(opts) {
+  if (!g.clean()) throw std::runtime_error("extraction needs a rebuilt e-graph");
+  build(g.find(root));
+}
+
+uint32_t Problem::indexOf(ClassId c) const {
+  c = g_->find(c);
+  return c < index_.size() ? index_[c] : UINT32_MAX;
+}
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+/// a dominates b: same operator family (so single-abstraction rules treat them alike), the
+/// same children, and in every dimension an expression that is never larger: constant and
+/// every coefficient no larger, the same max set.
+bool dominates(const PNode& a, const PNode& b) {
+  if (a.kids != b.kids) return false;
+  if (familyOf(a.op) != familyOf(b.op)) return false;
+  for (int d = 0; d < kDims; ++d) {
+    const CostExpr& x = a.cost.dim[d];
+    const CostExpr& y = b.cost.dim[d];
+    if (x.constant > y.constant || x.maxOf != y.maxOf || x.linear.size() != y.linear.size()) return false;
+    for (size_t i = 0; i < x.linear.size(); ++i)
+      if (x.linear[i].child != y.linear[i].child || x.linear[i].coef > y.linear[i].coef) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Problem::build(ClassId root) {
+  const egraph::EGraph& g = *g_;
+  stats_.egraphNodes = g.nodeCount();
+  stats_.egraphClasses = g.classCount();
+
+  // 1. Classes reachable from the root through any node.
+  std::vector<ClassId> reach;
+  std::vector<uint8_t> seen(g.idCount(), 0);
+  {
+    std::vector<ClassId> stack{root};
+    seen[root] = 1;
+    while (!stack.empty()) {
+      ClassId c = stack.back();
+      stack.pop_back();
+      reach.push_back(c);
+      for (NodeId n : g.eclass(c).nodes)
+        for (ClassId k : g.node(n).children()) {
+          ClassId kc = g.find(k);
+          if (!seen[kc]) {
+            seen[kc] = 1;
+            stack.push_back(kc);
+          }
+        }
+    }
+    std::sort(reach.begin(), reach.end());
+  }
+  stats_.reachableClasses = reach.size();
+  for (ClassId c : reach) stats_.reachableNodes += g.eclass(c).nodes.size();
+
+  // 2. Extractable classes: some node whose children are all extractable (worklist over
+  //    the number of not-yet-extractable children of each node).
+  std::vector<uint8_t> ext(g.idCount(), 0);
+  {
+    std::map<NodeId, uint32_t> missing;
+    std::vector<std::vector<NodeId>> users(g.idCount());
+    std::deque<ClassId> work;
+    for (ClassId c : reach) {
+      for (NodeId n : g.eclass(c).nodes) {
+        auto kids = g.node(n).children();
+        missing[n] = static_cast<uint32_t>(kids.size());
+        for (ClassId k : kids) users[g.find(k)].push_back(n);
+        if (kids.empty() && !ext[c]) {
+          ext[c] = 1;
+          work.push_back(c);
+        }
+      }
+    }
+    while (!work.empty()) {
+      ClassId c = work.front();
+      work.pop_front();
+      for (NodeId n : users[c]) {
+        if (--missing[n] == 0) {
+          ClassId pc = g.find(n);
+          if (!ext[pc]) {
+            ext[pc] = 1;
+            work.push_back(pc);
+          }
+        }
+      }
+    }
+  }
+  if (!ext[root]) throw std::runtime_error("the root class has no finite term");
+
+  // 3. Keep extractable nodes; compute their costs; drop dominated ones.
+  auto nodeExtractable = [&](NodeId n) {
+    for (ClassId k : g.node(n).children())
+      if (!ext[g.find(k)]) return false;
+    return true;
+  };
+  // Keep only nodes still reachable from the root through kept nodes (iterate: dropping
+  // dominated nodes may make more classes unreachable).
+  std::vector<std::vector<NodeId>> keptNodes(g.idCount());
+  std::map<NodeId, NodeCost> costs;
+  for (ClassId c : reach) {
+    for (NodeId n : g.eclass(c).nodes) {
+      if (!nodeExtractable(n)) {
+        ++stats_.unextractableNodes;
+        continue;
+      }
+      keptNodes[c].push_back(n);
+    }
+  }
+  auto costOf = [&](NodeId n) -> const NodeCost& {
+    auto it = costs.find(n);
+    if (it != costs.end()) return it->second;
+    const egraph::ENode& en = g.node(n);
+    std::vector<const ir::Type*> kt;
+    for (ClassId k : en.children()) kt.push_back(g.typeOf(k));
+    return costs.emplace(n, model_->nodeCost(en.op(), en.params(), kt, g.typeOf(n))).first->second;
+  };
+  if (opts_.shrink) {
+    for (ClassId c : reach) {
+      auto& v = keptNodes[c];
+      if (v.size() < 2) continue;
+      std::vector<PNode> tmp;
+      for (NodeId n : v) {
+        PNode p;
+        p.id = n;
+        p.op = g.node(n).op();
+        for (ClassId k : g.node(n).children()) p.kids.push_back(g.find(k));
+        p.cost = costOf(n);
+        tmp.push_back(std::move(p));
+      }
+      std::vector<uint8_t> drop(v.size(), 0);
+      for (size_t i = 0; i < v.size(); ++i) {
+        for (size_t j = 0; j < v.size() && !drop[i]; ++j) {
+          if (i == j || drop[j]) continue;
+          // j dominates i; on a tie the earlier node survives.
+          if (dominates(tmp[j], tmp[i]) && (!dominates(tmp[i], tmp[j]) || j < i)) drop[i] = 1;
+        }
+      }
+      std::vector<NodeId> keep;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (drop[i]) ++stats_.dominatedNodes;
+        else keep.push_back(v[i]);
+      }
+      v = std::move(keep);
+    }
+  }
+
+  // 4. Dense classes: reachable from the root through kept nodes, ascending ids.
+  std::vector<ClassId> live;
+  {
+    std::vector<uint8_t> mark(g.idCount(), 0);
+    std::vector<ClassId> stack{root};
+    mark[root] = 1;
+    while (!stack.empty()) {
+      ClassId c = stack.back();
+      stack.pop_back();
+      live.push_back(c);
+      for (NodeId n : keptNodes[c])
+        for (ClassId k : g.node(n).children()) {
+          ClassId kc = g.find(k);
+          if (!mark[kc]) {
+            mark[kc] = 1;
+            stack.push_back(kc);
+          }
+        }
+    }
+    std::sort(live.begin(), live.end());
+  }
+  index_.assign(g.idCount(), kNone);
+  for (ClassId c : live) {
+    index_[c] = static_cast<uint32_t>(classes_.size());
+    PClass pc;
+    pc.id = c;
+    pc.type = g.typeOf(c);
+    classes_.push_back(std::move(pc));
+  }
+  for (ClassId c : live) {
+    uint32_t ci = index_[c];
+    for (NodeId n : keptNodes[c]) {
+      PNode p;
+      p.id = n;
+      p.cls = ci;
+      p.op = g.node(n).op();
+      for (ClassId k : g.node(n).children()) p.kids.push_back(index_[g.find(k)]);
+      p.cost = costOf(n);
+      uint32_t ni = static_cast<uint32_t>(nodes_.size());
+      classes_[ci].nodes.push_back(ni);
+      for (uint32_t k : p.kids) classes_[k].parents.push_back(ni);
+      nodes_.push_back(std::move(p));
+    }
+  }
+  root_ = index_[root];
+  stats_.nodes = nodes_.size();
+  stats_.classes = classes_.size();
+
+  // 5. Strongly connected components (iterative Tarjan); only non-trivial ones matter.
+  {
+    const size_t nc = classes_.size();
+    std::vector<int32_t> idx(nc, -1), low(nc, 0);
+    std::vector<uint8_t> onStack(nc, 0);
+    std::vector<uint32_t> stack;
+    int32_t counter = 0, sccCount = 0;
+    struct Frame {
+      uint32_t c;
+      size_t node, kid;
+    };
+    for (uint32_t s = 0; s < nc; ++s) {
+      if (idx[s] >= 0) continue;
+      std::vector<Frame> call{{s, 0, 0}};
+      idx[s] = low[s] = counter++;
+      stack.push_back(s);
+      onStack[s] = 1;
+      while (!call.empty()) {
+        Frame& f = call.back();
+        const PClass& pc = classes_[f.c];
+        if (f.node < pc.nodes.size()) {
+          const PNode& pn = nodes_[pc.nodes[f.node]];
+          if (f.kid < pn.kids.size()) {
+            uint32_t k = pn.kids[f.kid++];
+            if (idx[k] < 0) {
+              idx[k] = low[k] = counter++;
+              stack.push_back(k);
+              onStack[k] = 1;
+              call.push_back({k, 0, 0});
+            } else if (onStack[k]) {
+              low[f.c] = std::min(low[f.c], idx[k]);
+            }
+          } else {
+            ++f.node;
+            f.kid = 0;
+          }
+          continue;
+        }
+        uint32_t c = f.c;
+        if (low[c] == idx[c]) {
+          std::vector<uint32_t> comp;
+          uint32_t w;
+          do {
+            w = stack.back();
+            stack.pop_back();
+            onStack[w] = 0;
+            comp.push_back(w);
+          } while (w != c);
+          bool selfLoop = false;
+          if (comp.size() == 1)
+            for (uint32_t n : classes_[c].nodes)
+              for (uint32_t k : nodes_[n].kids) selfLoop |= k == c;
+          if (comp.size() > 1 || selfLoop) {
+            for (uint32_t x : comp) classes_[x].scc = sccCount;
+            ++sccCount;
+            stats_.cyclicClasses += comp.size();
+          }
+        }
+        call.pop_back();
+        if (!call.empty()) low[call.back().c] = std::min(low[call.back().c], low[c]);
+      }
+    }
+  }
+
+  // 6. Which classes may use DSPs / a convolution unit (fixpoint over cycles too).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (PClass& pc : classes_) {
+      for (uint32_t n : pc.nodes) {
+        const PNode& pn = nodes_[n];
+        bool d = pn.cost.dim[kDsp].constant > 0, u = pn.cost.dim[kConvUnits].constant > 0;
+        for (uint32_t k : pn.kids) {
+          d |= classes_[k].mayUseDsp;
+          u |= classes_[k].mayUseConvUnit;
+        }
+        if (d && !pc.mayUseDsp) pc.mayUseDsp = changed = true;
+        if (u && !pc.mayUseConvUnit) pc.mayUseConvUnit = changed = true;
+      }
+    }
+  }
+
+  // 7. Roles.
+  for (uint32_t ci = 0; ci < classes_.size(); ++ci) {
+    PClass& pc = classes_[ci];
+    bool leaves = true;
+    for (uint32_t n : pc.nodes) {
+      const PNode& pn = nodes_[n];
+      if (!pn.kids.empty()) leaves = false;
+      for (int d = 0; d < kDims; ++d)
+        if (pn.cost.dim[d].constant != 0) leaves = false;
+    }
+    pc.free = leaves && ci != root_;
+    pc.shareable = opts_.sharing && ci != root_ && pc.type->isFun() && g.freeVars(pc.id).closed() &&
+                   (pc.mayUseDsp || pc.mayUseConvUnit) && pc.parents.size() >= 2;
+    if (pc.shareable) {
+      // The families of the skeletons under the class's lambdas.
+      std::vector<uint32_t> frontier{ci};
+      std::set<uint32_t> visited{ci};
+      for (int depth = 0; depth < 8 && !frontier.empty(); ++depth) {
+        std::vector<uint32_t> next;
+        for (uint32_t c : frontier)
+          for (uint32_t n : classes_[c].nodes) {
+            const PNode& pn = nodes_[n];
+            if (pn.op == ir::Op::Lam) {
+              if (visited.insert(pn.kids[0]).second) next.push_back(pn.kids[0]);
+            } else if (familyOf(pn.op) != Family::None) {
+              pc.ownFamilies.insert(familyOf(pn.op));
+            }
+          }
+        frontier = std::move(next);
+      }
+    }
+    if (pc.free) ++stats_.freeClasses;
+    if (pc.shareable) ++stats_.shareableClasses;
+  }
+  if (opts_.shrink) {
+    for (uint32_t ci = 0; ci < classes_.size(); ++ci) {
+      PClass& pc = classes_[ci];
+      pc.absorbed = ci != root_ && !pc.free && !pc.shareable && pc.scc < 0 && pc.nodes.size() == 1 &&
+                    pc.parents.size() == 1;
+      if (pc.absorbed) ++stats_.absorbedClasses;
+    }
+  }
+
+  // 8. Lower bound on time: Bellman-Ford style fixpoint of the cheapest tree time.
+  minTime_.assign(classes_.size(), kCostCap);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t ci = 0; ci < classes_.size(); ++ci) {
+      for (uint32_t n : classes_[ci].nodes) {
+        const PNode& pn = nodes_[n];
+        std::vector<int64_t> use;
+        for (uint32_t k : pn.kids) use.push_back(minTime_[k]);
+        int64_t t = pn.cost.dim[kTime].evaluate(use);
+        if (t < minTime_[ci]) {
+          minTime_[ci] = t;
+          changed = true;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace skeleshare::extract
