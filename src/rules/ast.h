@@ -57,6 +57,8 @@ struct Cond {
   ExprP lhs, rhs;
   Rel rel = Rel::Eq;
   SourceLoc loc;
+  /// `a < b or c == d`: further comparisons, any of which may hold instead.
+  std::vector<Cond> alternatives;
 };
 
 /// One source of candidate values of a `for` variable.

@@ -79,6 +79,14 @@ uint32_t ClauseProgram::compile(const Expr& e, const std::map<std::string, VarIn
   return static_cast<uint32_t>(nodes_.size() - 1);
 }
 
+ClauseProgram::CCond ClauseProgram::compileCond(const Cond& k, const std::map<std::string, VarInfo>& lhsVars,
+                                                const egraph::VarTable& vars,
+                                                const std::map<std::string, int32_t>& locals, Lowerer& lower) {
+  CCond c{compile(*k.lhs, lhsVars, vars, locals, lower), compile(*k.rhs, lhsVars, vars, locals, lower), k.rel, {}};
+  for (const Cond& alt : k.alternatives) c.alternatives.push_back(compileCond(alt, lhsVars, vars, locals, lower));
+  return c;
+}
+
 ClauseProgram::ClauseProgram(const std::vector<Clause>& clauses, const std::map<std::string, VarInfo>& lhsVars,
                              const egraph::VarTable& vars, Lowerer& lower, std::shared_ptr<DomainCache> cache)
     : cache_(std::move(cache)) {
@@ -86,9 +94,7 @@ ClauseProgram::ClauseProgram(const std::vector<Clause>& clauses, const std::map<
   Step cur;
   for (const Clause& c : clauses) {
     if (c.kind == Clause::Kind::Where) {
-      for (const Cond& k : c.conds)
-        cur.conds.push_back(CCond{compile(*k.lhs, lhsVars, vars, locals, lower),
-                                  compile(*k.rhs, lhsVars, vars, locals, lower), k.rel});
+      for (const Cond& k : c.conds) cur.conds.push_back(compileCond(k, lhsVars, vars, locals, lower));
       continue;
     }
     if (lhsVars.count(c.var))
@@ -157,6 +163,8 @@ bool ClauseProgram::eval(uint32_t i, const Subst& s, const std::vector<int64_t>&
 }
 
 bool ClauseProgram::holds(const CCond& c, const Subst& s, const std::vector<int64_t>& locals) const {
+  for (const CCond& alt : c.alternatives)
+    if (holds(alt, s, locals)) return true;
   int64_t a, b;
   if (!eval(c.lhs, s, locals, a) || !eval(c.rhs, s, locals, b)) return false;  // undefined: false
   switch (c.rel) {

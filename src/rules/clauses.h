@@ -56,7 +56,10 @@ class ClauseProgram {
   struct CCond {
     uint32_t lhs, rhs;
     Cond::Rel rel;
+    std::vector<CCond> alternatives;  // any may hold instead
   };
+  CCond compileCond(const Cond& k, const std::map<std::string, VarInfo>& lhsVars, const egraph::VarTable& vars,
+                    const std::map<std::string, int32_t>& locals, Lowerer& lower);
   struct CPart {
     DomainPart::Kind kind;
     ir::Op op{};

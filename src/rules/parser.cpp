@@ -208,6 +208,10 @@ class Parser {
     }
     ++pos_;
     c.rhs = expr();
+    if (isKeyword("or")) {
+      ++pos_;
+      c.alternatives.push_back(cond());
+    }
     return c;
   }
 
