@@ -1,0 +1,36 @@
+#pragma once
+// Lowering of a skeleton-IR module to the mid-level IR (docs/lowering.md).
+//
+// Each DSP skeleton becomes one unit through its template (ParallelDot[P]: P lanes of
+// min(N, 64) DSP multipliers, adder trees, an accumulator over ceil(N/64) chunks); the
+// data movement around it (Pad, the sliding windows of Conv/Conv1D, the repeated vector of
+// Mv, Mm's rows, Transpose, Flatten) becomes the configuration of the units' address
+// generators, never a buffer; element-wise operators (Requant, Relu, LeakyRelu, Bias, Add,
+// ...) are appended to their producer's unit; the result of a unit is written to a buffer
+// when a later unit reads it or it is an output. MaxPool is its own unit (a window read
+// and a max accumulator). Units run in the order their results were first needed.
+
+#include <stdexcept>
+
+#include "skeleshare/ir/context.h"
+#include "skeleshare/lower/mir.h"
+
+namespace skeleshare::lower {
+
+/// A construct the lowering does not handle (yet), or an ill-formed input.
+class LowerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct LowerOptions {
+  int64_t simdWidth = 64;                       // the cost model's per-dot SIMD cap
+  int64_t onChipBudgetBits = int64_t{2713} * 20480;  // the paper's board: 2713 M20K blocks
+};
+
+/// Lowers every output of a module (closed, without App). Inputs and weights become
+/// off-chip buffers named as declared, outputs off-chip buffers named as the outputs.
+/// Throws LowerError for what is not supported; the result verifies (lower/verifier.h).
+Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options = {});
+
+}  // namespace skeleshare::lower

@@ -1,0 +1,112 @@
+#pragma once
+// The mid-level IR: a program of hardware units over named buffers, in the style of SHIR's
+// primitives. A unit is a small dataflow graph (nodes in definition order, operands by
+// index) that reads buffers through affine address generators, computes on streams and
+// vectors, and writes one or more buffers. A program runs its units in order (the
+// schedule); a buffer is off-chip memory or on-chip block RAM.
+//
+// Element-wise primitives (Mul, Add, Sub, Max, Min, ShiftRight, RoundShift, Saturate,
+// Wrap) apply to every element of their operands (they are implicitly mapped over the
+// stream and vector dimensions: MapStm/MapVec of the scalar operator); the operands have
+// equal dimensions. Their hardware is one operator per vector lane.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "skeleshare/lower/addrgen.h"
+#include "skeleshare/lower/mtype.h"
+
+namespace skeleshare::lower {
+
+enum class Prim : uint8_t {
+  Read,        // [buffer], addr: the value read through addr (masked elements: the fill)
+  Write,       // [buffer], addr, (x): x's elements to the buffer (masked: not written); unit
+  Const,       // [value, bits], dims in the node's type: a constant stream/vector
+  Mul,         // [dsp] (a, b): i32 products; dsp = 1: DSP multipliers, 0: logic
+  Add,         // (a, b): wrapped to the wider width
+  Sub,         // (a, b)
+  Max,         // (a, b)
+  Min,         // (a, b)
+  ShiftRight,  // [k] (a): arithmetic shift
+  RoundShift,  // [k] (a): (a + 2^(k-1)) >> k, exact, i32 (k >= 1)
+  Saturate,    // [bits] (a): clamp to the signed range of bits
+  Wrap,        // [bits] (a): keep the low bits
+  ReduceVec,   // [kind] (a): reduce the innermost vector dimension (adder/max tree)
+  ReduceStm,   // [kind] (a): reduce the innermost stream dimension (accumulator)
+  SplitStm,    // [d, n] (a): stream dimension d of extent E becomes (E/n, n)
+  JoinStm,     // [d] (a): stream dimensions d, d+1 merge
+  SplitVec,    // [d, n] (a): vector dimension d becomes (E/n, n)
+  JoinVec,     // [d] (a): vector dimensions d, d+1 merge
+  StmToVec,    // (a): the innermost stream dimension becomes the outermost vector one
+  VecToStm,    // (a): the outermost vector dimension becomes the innermost stream one
+  Repeat,      // [n] (a): a new outermost stream dimension of extent n (the value n times)
+};
+
+enum class ReduceKind : int64_t { Add = 0, Max = 1 };
+
+std::string_view primName(Prim p);
+
+struct Node {
+  Prim prim = Prim::Read;
+  std::vector<int64_t> params;
+  std::vector<uint32_t> operands;  // indices of earlier nodes of the same unit
+  int buffer = -1;                 // Read, Write
+  AddrGen addr;                    // Read, Write
+  MType type;                      // set by the builder (inferType)
+};
+
+struct Unit {
+  std::string name;
+  std::vector<Node> nodes;
+};
+
+enum class Memory : uint8_t { OffChip, OnChip };
+enum class Role : uint8_t { Input, Weight, Intermediate, Output };
+
+struct Buffer {
+  std::string name;
+  int bits = 8;
+  std::vector<int64_t> shape;
+  Memory memory = Memory::OffChip;
+  Role role = Role::Intermediate;
+  int64_t elements() const;
+  int64_t sizeBits() const { return elements() * bits; }
+};
+
+struct Program {
+  std::vector<Buffer> buffers;
+  std::vector<Unit> units;  // the schedule: run in this order
+
+  int findBuffer(std::string_view name) const;
+};
+
+/// A node that breaks a primitive's type rule.
+class MirError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The type rule of every primitive: the node's type from its parameters, address
+/// generator and operand types. Throws MirError with the reason.
+MType inferType(const Program& prog, const Unit& unit, const Node& node);
+
+/// Appends nodes to a unit, typing each (throws MirError).
+class UnitBuilder {
+ public:
+  UnitBuilder(const Program& prog, Unit& unit) : prog_(prog), unit_(unit) {}
+  uint32_t read(int buffer, AddrGen addr);
+  void write(int buffer, AddrGen addr, uint32_t x);
+  uint32_t constant(int64_t value, int bits, std::vector<Dim> dims);
+  uint32_t op(Prim p, std::vector<uint32_t> operands, std::vector<int64_t> params = {});
+  const MType& type(uint32_t n) const { return unit_.nodes.at(n).type; }
+
+ private:
+  uint32_t add(Node n);
+  const Program& prog_;
+  Unit& unit_;
+};
+
+}  // namespace skeleshare::lower

@@ -1,0 +1,402 @@
+#include "skeleshare/lower/addrgen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace skeleshare::lower {
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t x : v) p *= x;
+  return p;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw std::logic_error("address generator: " + what); }
+
+struct Range {
+  int64_t lo, hi;  // inclusive
+};
+
+Range rangeOf(const Affine& a, const std::vector<Range>& vars) {
+  Range r{a.offset, a.offset};
+  for (size_t i = 0; i < a.coef.size(); ++i) {
+    int64_t c = a.coef[i];
+    if (c >= 0) { r.lo += c * vars[i].lo; r.hi += c * vars[i].hi; }
+    else { r.lo += c * vars[i].hi; r.hi += c * vars[i].lo; }
+  }
+  return r;
+}
+
+}  // namespace
+
+int64_t Affine::eval(std::span<const int64_t> vars) const {
+  int64_t v = offset;
+  for (size_t i = 0; i < coef.size(); ++i) v += coef[i] * vars[i];
+  return v;
+}
+
+std::string Affine::str(char prefix) const {
+  std::string s;
+  for (size_t i = 0; i < coef.size(); ++i) {
+    int64_t c = coef[i];
+    if (c == 0) continue;
+    if (s.empty()) s += c < 0 ? "-" : "";
+    else s += c < 0 ? " - " : " + ";
+    int64_t m = c < 0 ? -c : c;
+    if (m != 1) s += fmt::format("{}*", m);
+    s += fmt::format("{}{}", prefix, i);
+  }
+  if (s.empty()) return fmt::format("{}", offset);
+  if (offset != 0) s += fmt::format(" {} {}", offset < 0 ? '-' : '+', offset < 0 ? -offset : offset);
+  return s;
+}
+
+AddrGen AddrGen::identity(const std::vector<int64_t>& space) {
+  AddrGen g;
+  g.space = space;
+  size_t n = space.size();
+  for (size_t i = 0; i < n; ++i) {
+    g.counters.push_back({space[i], DimKind::Stream});
+    Affine v{0, std::vector<int64_t>(n, 0)};
+    v.coef[i] = 1;
+    g.groups.push_back({v, {space[i]}});
+    g.coords.push_back(v);
+  }
+  return g;
+}
+
+size_t AddrGen::numDigits() const {
+  size_t n = 0;
+  for (const auto& gr : groups) n += gr.radices.size();
+  return n;
+}
+
+size_t AddrGen::firstDigit(size_t g) const {
+  size_t n = 0;
+  for (size_t i = 0; i < g; ++i) n += groups[i].radices.size();
+  return n;
+}
+
+std::vector<int64_t> AddrGen::digits(std::span<const int64_t> ctr) const {
+  std::vector<int64_t> d;
+  d.reserve(numDigits());
+  for (const auto& gr : groups) {
+    int64_t v = gr.value.eval(ctr);
+    int64_t inner = 1;
+    for (size_t i = 1; i < gr.radices.size(); ++i) inner *= gr.radices[i];
+    d.push_back(floorDiv(v, inner));
+    for (size_t i = 1; i < gr.radices.size(); ++i) {
+      inner /= gr.radices[i];
+      d.push_back(floorMod(floorDiv(v, inner), gr.radices[i]));
+    }
+  }
+  return d;
+}
+
+Access AddrGen::at(std::span<const int64_t> ctr) const {
+  auto d = digits(ctr);
+  for (const auto& m : masks) {
+    int64_t v = m.expr.eval(d);
+    if (v < m.lo || v >= m.hi) return Access{false, 0, m.fill};
+  }
+  int64_t addr = 0;
+  for (size_t i = 0; i < coords.size(); ++i) {
+    int64_t c = coords[i].eval(d);
+    if (c < 0 || c >= space[i])
+      throw std::out_of_range(fmt::format("address generator: coordinate {} = {} outside [0, {})", i, c, space[i]));
+    addr = addr * space[i] + c;
+  }
+  return Access{true, addr, 0};
+}
+
+std::optional<LinearForm> AddrGen::linear() const {
+  for (const auto& gr : groups)
+    if (gr.radices.size() != 1) return std::nullopt;
+  // digit i = group i's value; address = sum_d coord_d * rowStride_d.
+  LinearForm f;
+  f.strides.assign(counters.size(), 0);
+  int64_t rowStride = 1;
+  for (size_t d = coords.size(); d-- > 0;) {
+    const auto& c = coords[d];
+    f.base += c.offset * rowStride;
+    for (size_t g = 0; g < c.coef.size(); ++g) {
+      if (c.coef[g] == 0) continue;
+      f.base += c.coef[g] * groups[g].value.offset * rowStride;
+      for (size_t k = 0; k < counters.size(); ++k) f.strides[k] += c.coef[g] * groups[g].value.coef[k] * rowStride;
+    }
+    rowStride *= space[d];
+  }
+  return f;
+}
+
+MType AddrGen::valueType(int bits) const {
+  MType t{bits, {}};
+  for (const auto& c : counters) t.dims.push_back({c.extent, c.kind});
+  return t;
+}
+
+bool AddrGen::isView() const {
+  if (groups.size() != counters.size()) return false;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const auto& v = groups[i].value;
+    if (v.offset != 0 || v.coef.size() != counters.size()) return false;
+    for (size_t k = 0; k < v.coef.size(); ++k)
+      if (v.coef[k] != (k == i ? 1 : 0)) return false;
+    if (product(groups[i].radices) != counters[i].extent) return false;
+  }
+  return true;
+}
+
+// ---- edits -------------------------------------------------------------------------
+
+namespace {
+
+/// Applies `fn(Affine&)` to every digit-space affine form (coords and masks).
+template <class Fn>
+void forDigitForms(AddrGen& g, Fn fn) {
+  for (auto& c : g.coords) fn(c);
+  for (auto& m : g.masks) fn(m.expr);
+}
+
+void resetViewGroups(AddrGen& g) {
+  size_t n = g.counters.size();
+  for (size_t i = 0; i < n; ++i) {
+    g.groups[i].value = Affine{0, std::vector<int64_t>(n, 0)};
+    g.groups[i].value.coef[i] = 1;
+  }
+}
+
+void requireView(const AddrGen& g, const char* what) {
+  if (!g.isView()) fail(std::string(what) + " needs a generator in view form");
+}
+
+size_t singleDigit(const AddrGen& g, size_t d, const char* what) {
+  requireView(g, what);
+  if (d >= g.counters.size()) fail(fmt::format("{}: no counter {}", what, d));
+  if (g.groups[d].radices.size() != 1) fail(fmt::format("{}: counter {} is a flattened (multi-radix) index", what, d));
+  return g.firstDigit(d);
+}
+
+}  // namespace
+
+void AddrGen::pad(size_t d, int64_t before, int64_t after, int32_t fill) {
+  size_t col = singleDigit(*this, d, "pad");
+  if (before < 0 || after < 0) fail("negative padding");
+  int64_t old = counters[d].extent;
+  forDigitForms(*this, [&](Affine& a) { a.offset -= a.coef[col] * before; });
+  Mask m{Affine{-before, std::vector<int64_t>(numDigits(), 0)}, 0, old, fill};
+  m.expr.coef[col] = 1;
+  masks.insert(masks.begin(), m);
+  counters[d].extent = old + before + after;
+  groups[d].radices = {counters[d].extent};
+}
+
+void AddrGen::slide(size_t d, int64_t size, int64_t step) {
+  size_t col = singleDigit(*this, d, "slide");
+  int64_t e = counters[d].extent;
+  if (size < 1 || step < 1 || size > e) fail(fmt::format("slide of size {} step {} over {}", size, step, e));
+  int64_t windows = (e - size) / step + 1;
+  forDigitForms(*this, [&](Affine& a) {
+    int64_t c = a.coef[col];
+    a.coef[col] = c * step;
+    a.coef.insert(a.coef.begin() + static_cast<ptrdiff_t>(col) + 1, c);
+  });
+  counters[d].extent = windows;
+  counters.insert(counters.begin() + static_cast<ptrdiff_t>(d) + 1, Counter{size, counters[d].kind});
+  groups[d].radices = {windows};
+  groups.insert(groups.begin() + static_cast<ptrdiff_t>(d) + 1, IndexGroup{{}, {size}});
+  resetViewGroups(*this);
+}
+
+void AddrGen::permute(const std::vector<size_t>& order) {
+  requireView(*this, "permute");
+  size_t n = counters.size();
+  std::vector<bool> seen(n, false);
+  if (order.size() != n) fail("permutation of the wrong length");
+  for (size_t o : order) {
+    if (o >= n || seen[o]) fail("not a permutation");
+    seen[o] = true;
+  }
+  std::vector<size_t> digitOrder;
+  for (size_t o : order)
+    for (size_t k = 0; k < groups[o].radices.size(); ++k) digitOrder.push_back(firstDigit(o) + k);
+  forDigitForms(*this, [&](Affine& a) {
+    std::vector<int64_t> c;
+    for (size_t k : digitOrder) c.push_back(a.coef[k]);
+    a.coef = std::move(c);
+  });
+  std::vector<Counter> nc;
+  std::vector<IndexGroup> ng;
+  for (size_t o : order) { nc.push_back(counters[o]); ng.push_back(groups[o]); }
+  counters = std::move(nc);
+  groups = std::move(ng);
+  resetViewGroups(*this);
+}
+
+void AddrGen::transpose(size_t a, size_t b) {
+  std::vector<size_t> order(counters.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (a >= order.size() || b >= order.size()) fail("transpose of a missing counter");
+  std::swap(order[a], order[b]);
+  permute(order);
+}
+
+void AddrGen::repeat(size_t pos, int64_t n) {
+  requireView(*this, "repeat");
+  if (pos > counters.size() || n < 1) fail("bad repeat");
+  size_t col = pos == counters.size() ? numDigits() : firstDigit(pos);
+  forDigitForms(*this, [&](Affine& a) { a.coef.insert(a.coef.begin() + static_cast<ptrdiff_t>(col), 0); });
+  counters.insert(counters.begin() + static_cast<ptrdiff_t>(pos), Counter{n, DimKind::Stream});
+  groups.insert(groups.begin() + static_cast<ptrdiff_t>(pos), IndexGroup{{}, {n}});
+  resetViewGroups(*this);
+}
+
+void AddrGen::flatten(size_t d) {
+  requireView(*this, "flatten");
+  if (d + 1 >= counters.size()) fail("flatten of the last counter");
+  counters[d].extent *= counters[d + 1].extent;
+  auto& r = groups[d].radices;
+  r.insert(r.end(), groups[d + 1].radices.begin(), groups[d + 1].radices.end());
+  counters.erase(counters.begin() + static_cast<ptrdiff_t>(d) + 1);
+  groups.erase(groups.begin() + static_cast<ptrdiff_t>(d) + 1);
+  resetViewGroups(*this);
+}
+
+void AddrGen::slice(size_t d, int64_t start, int64_t len) {
+  size_t col = singleDigit(*this, d, "slice");
+  if (start < 0 || len < 1 || start + len > counters[d].extent) fail("slice out of range");
+  forDigitForms(*this, [&](Affine& a) { a.offset += a.coef[col] * start; });
+  counters[d].extent = len;
+  groups[d].radices = {len};
+}
+
+void AddrGen::split(size_t d, int64_t n) {
+  size_t col = singleDigit(*this, d, "split");
+  int64_t e = counters[d].extent;
+  if (n < 1 || e % n != 0) fail(fmt::format("split of {} by {}", e, n));
+  forDigitForms(*this, [&](Affine& a) {
+    int64_t c = a.coef[col];
+    a.coef[col] = c * n;
+    a.coef.insert(a.coef.begin() + static_cast<ptrdiff_t>(col) + 1, c);
+  });
+  counters[d].extent = e / n;
+  counters.insert(counters.begin() + static_cast<ptrdiff_t>(d) + 1, Counter{n, counters[d].kind});
+  groups[d].radices = {e / n};
+  groups.insert(groups.begin() + static_cast<ptrdiff_t>(d) + 1, IndexGroup{{}, {n}});
+  resetViewGroups(*this);
+}
+
+size_t AddrGen::addGuardGroup(Affine value, int64_t radix) {
+  if (value.coef.size() != counters.size()) fail("guard value over the wrong counters");
+  groups.push_back({std::move(value), {radix}});
+  forDigitForms(*this, [&](Affine& a) { a.coef.push_back(0); });
+  return groups.size() - 1;
+}
+
+void AddrGen::guardGroup(size_t g, int32_t fill) {
+  if (g >= groups.size()) fail("guard of a missing group");
+  Mask m{Affine{0, std::vector<int64_t>(numDigits(), 0)}, 0, groups[g].radices[0], fill};
+  m.expr.coef[firstDigit(g)] = 1;
+  masks.insert(masks.begin(), m);
+}
+
+void AddrGen::regroup(std::vector<Counter> newCounters, std::vector<Affine> values) {
+  if (values.size() != groups.size()) fail("regroup needs one value per group");
+  for (auto& v : values)
+    if (v.coef.size() != newCounters.size()) fail("regroup value over the wrong counters");
+  counters = std::move(newCounters);
+  for (size_t i = 0; i < groups.size(); ++i) groups[i].value = std::move(values[i]);
+}
+
+// ---- checking and text ---------------------------------------------------------------
+
+std::string AddrGen::check() const {
+  for (const auto& c : counters)
+    if (c.extent < 1) return "a counter has a non-positive extent";
+  bool seenVector = false;
+  for (const auto& c : counters) {
+    if (c.kind == DimKind::Vector) seenVector = true;
+    else if (seenVector) return "a stream counter inside a vector counter";
+  }
+  for (int64_t s : space)
+    if (s < 1) return "the addressed buffer has a non-positive extent";
+  size_t nd = numDigits();
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].value.coef.size() != counters.size()) return fmt::format("group {} is over the wrong counters", g);
+    if (groups[g].radices.empty()) return fmt::format("group {} has no radix", g);
+    for (int64_t r : groups[g].radices)
+      if (r < 1) return fmt::format("group {} has a non-positive radix", g);
+  }
+  if (coords.size() != space.size()) return "one coordinate per buffer dimension is needed";
+  for (const auto& c : coords)
+    if (c.coef.size() != nd) return "a coordinate is over the wrong digits";
+  for (const auto& m : masks)
+    if (m.expr.coef.size() != nd) return "a mask is over the wrong digits";
+  // Ranges: counters -> group values -> digits, narrowed by single-digit masks.
+  std::vector<Range> ctr;
+  for (const auto& c : counters) ctr.push_back({0, c.extent - 1});
+  std::vector<Range> dig;
+  for (const auto& gr : groups) {
+    Range v = rangeOf(gr.value, ctr);
+    int64_t inner = 1;
+    for (size_t i = 1; i < gr.radices.size(); ++i) inner *= gr.radices[i];
+    dig.push_back({floorDiv(v.lo, inner), floorDiv(v.hi, inner)});
+    for (size_t i = 1; i < gr.radices.size(); ++i) dig.push_back({0, gr.radices[i] - 1});
+  }
+  for (const auto& m : masks) {
+    size_t nz = 0, at = 0;
+    for (size_t i = 0; i < nd; ++i)
+      if (m.expr.coef[i] != 0) { ++nz; at = i; }
+    if (nz == 1 && m.expr.coef[at] == 1) {
+      dig[at].lo = std::max(dig[at].lo, m.lo - m.expr.offset);
+      dig[at].hi = std::min(dig[at].hi, m.hi - 1 - m.expr.offset);
+    }
+  }
+  for (size_t d = 0; d < coords.size(); ++d) {
+    Range r = rangeOf(coords[d], dig);
+    if (r.lo >= 0 && r.hi < space[d]) continue;
+    bool guarded = std::any_of(masks.begin(), masks.end(), [&](const Mask& m) {
+      return m.expr == coords[d] && m.lo >= 0 && m.hi <= space[d];
+    });
+    if (!guarded)
+      return fmt::format("coordinate {} ({}) ranges over [{}, {}], outside [0, {}), and no mask guards it", d,
+                         coords[d].str('d'), r.lo, r.hi, space[d]);
+  }
+  return "";
+}
+
+std::string AddrGen::str() const {
+  std::string s = "ctr[";
+  for (size_t i = 0; i < counters.size(); ++i)
+    s += fmt::format("{}{}{}", i ? " " : "", counters[i].kind == DimKind::Stream ? 's' : 'v', counters[i].extent);
+  s += "]";
+  if (auto lf = linear()) {
+    s += fmt::format(" addr={}", lf->base);
+    for (size_t k = 0; k < lf->strides.size(); ++k)
+      if (lf->strides[k] != 0) s += fmt::format(" + {}*c{}", lf->strides[k], k);
+  }
+  s += " grp[";
+  for (size_t g = 0; g < groups.size(); ++g) {
+    s += fmt::format("{}{}:", g ? "; " : "", groups[g].value.str('c'));
+    for (size_t i = 0; i < groups[g].radices.size(); ++i) s += fmt::format("{}{}", i ? "x" : "", groups[g].radices[i]);
+  }
+  s += "] crd[";
+  for (size_t d = 0; d < coords.size(); ++d) s += fmt::format("{}{}", d ? ", " : "", coords[d].str('d'));
+  s += "] in [";
+  for (size_t d = 0; d < space.size(); ++d) s += fmt::format("{}{}", d ? "][" : "", space[d]);
+  s += "]";
+  for (const auto& m : masks) s += fmt::format(" mask({} in [{}, {}) else {})", m.expr.str('d'), m.lo, m.hi, m.fill);
+  return s;
+}
+
+}  // namespace skeleshare::lower

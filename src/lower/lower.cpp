@@ -1,0 +1,370 @@
+// The lowering driver: the symbolic evaluator of skeleton terms, element-wise fusion into
+// the producer's unit, buffers and the schedule. Templates: lower_skeletons.cpp.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "lower_impl.h"
+#include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/verifier.h"
+
+namespace skeleshare::lower {
+namespace detail {
+
+using ir::Op;
+
+std::vector<int64_t> View::shape() const {
+  std::vector<int64_t> s;
+  for (const auto& c : gen.counters) s.push_back(c.extent);
+  return s;
+}
+
+AddrGen identityLayout(const std::vector<Counter>& counters) {
+  std::vector<int64_t> space;
+  for (const auto& c : counters) space.push_back(c.extent);
+  AddrGen g = AddrGen::identity(space);
+  g.counters = counters;
+  return g;
+}
+
+AddrGen compose(const AddrGen& gen, const AddrGen& layout) {
+  if (!gen.isView()) throw std::logic_error("compose: the read is not a view");
+  std::vector<int64_t> logical;
+  for (const auto& c : gen.counters) logical.push_back(c.extent);
+  if (logical != layout.space)
+    throw LowerError(fmt::format("element-wise operands of different shapes ({} elements vs {})", logical.size(), layout.space.size()));
+  for (const auto& g : layout.groups)
+    if (g.radices.size() != 1) throw std::logic_error("compose: a layout with a multi-radix group");
+  size_t nc = layout.counters.size();
+  // layout digit j = layout group j's value (affine over the counters)
+  auto overCounters = [&](const Affine& overDigits) {
+    Affine r{overDigits.offset, std::vector<int64_t>(nc, 0)};
+    for (size_t j = 0; j < overDigits.coef.size(); ++j) {
+      int64_t c = overDigits.coef[j];
+      if (c == 0) continue;
+      const Affine& v = layout.groups[j].value;
+      r.offset += c * v.offset;
+      for (size_t k = 0; k < nc; ++k) r.coef[k] += c * v.coef[k];
+    }
+    return r;
+  };
+  AddrGen out = gen;
+  std::vector<Affine> values;
+  for (const auto& coord : layout.coords) values.push_back(overCounters(coord));
+  out.regroup(layout.counters, values);
+  for (size_t m = layout.masks.size(); m-- > 0;) {
+    const Mask& lm = layout.masks[m];
+    size_t g = out.addGuardGroup(overCounters(lm.expr), std::max<int64_t>(1, lm.hi));
+    Mask mk{Affine{0, std::vector<int64_t>(out.numDigits(), 0)}, lm.lo, lm.hi, 0};
+    mk.expr.coef[out.firstDigit(g)] = 1;
+    out.masks.insert(out.masks.begin(), mk);
+  }
+  return out;
+}
+
+void permuteSpace(AddrGen& layout, const std::vector<size_t>& order) {
+  std::vector<Affine> c;
+  std::vector<int64_t> s;
+  for (size_t o : order) { c.push_back(layout.coords.at(o)); s.push_back(layout.space.at(o)); }
+  layout.coords = std::move(c);
+  layout.space = std::move(s);
+}
+
+void flattenSpace(AddrGen& layout, size_t d) {
+  int64_t inner = layout.space.at(d + 1);
+  Affine merged = layout.coords[d];
+  merged.offset = merged.offset * inner + layout.coords[d + 1].offset;
+  for (size_t j = 0; j < merged.coef.size(); ++j) merged.coef[j] = merged.coef[j] * inner + layout.coords[d + 1].coef[j];
+  layout.coords[d] = merged;
+  layout.coords.erase(layout.coords.begin() + static_cast<ptrdiff_t>(d) + 1);
+  layout.space[d] *= inner;
+  layout.space.erase(layout.space.begin() + static_cast<ptrdiff_t>(d) + 1);
+}
+
+// ---- units and buffers ---------------------------------------------------------------
+
+size_t Lowerer::newUnit(const std::string& name) {
+  open_.push_back(Unit{fmt::format("u{}_{}", open_.size(), name), {}});
+  closed_.push_back(false);
+  return open_.size() - 1;
+}
+
+UnitBuilder Lowerer::builder(size_t unit) {
+  if (closed_.at(unit)) throw std::logic_error("lowering: append to a closed unit");
+  return UnitBuilder(prog_, open_[unit]);
+}
+
+View Lowerer::materialize(const Stream& s, const std::string& name, Role role) {
+  const MType& t = open_.at(s.unit).nodes.at(s.node).type;
+  Buffer b{name, t.bits, s.layout.space, Memory::OffChip, role};
+  prog_.buffers.push_back(b);
+  int id = static_cast<int>(prog_.buffers.size() - 1);
+  builder(s.unit).write(id, s.layout, s.node);
+  closed_[s.unit] = true;
+  prog_.units.push_back(std::move(open_[s.unit]));
+  View v{id, AddrGen::identity(b.shape), s.ctx};
+  return v;
+}
+
+View Lowerer::asView(const Sym& s) {
+  if (auto* v = std::get_if<View>(&s)) return *v;
+  if (auto* st = std::get_if<Stream>(&s)) return materialize(*st, fmt::format("t{}", tmpCount_++), Role::Intermediate);
+  throw LowerError("a function or scalar where a tensor is needed");
+}
+
+Stream Lowerer::toStream(const View& v, const std::string& name) {
+  size_t u = newUnit(name);
+  AddrGen g = v.gen;
+  if (!g.counters.empty()) g.counters.back().kind = DimKind::Vector;
+  uint32_t n = builder(u).read(v.buffer, g);
+  return Stream{u, n, identityLayout(g.counters), v.ctx};
+}
+
+Stream Lowerer::openStream(const Sym& s) {
+  if (auto* st = std::get_if<Stream>(&s)) return *st;
+  if (auto* v = std::get_if<View>(&s)) return toStream(*v, "ew");
+  throw LowerError("an element-wise operator on a function or on two scalars");
+}
+
+uint32_t Lowerer::operandIn(const Stream& base, const Sym& other) {
+  const MType& t = open_.at(base.unit).nodes.at(base.node).type;
+  if (auto* sc = std::get_if<Scalar>(&other)) return builder(base.unit).constant(sc->value, sc->bits, t.dims);
+  if (auto* st = std::get_if<Stream>(&other)) {
+    if (st->unit == base.unit && st->layout == base.layout) return st->node;
+  }
+  View v = asView(other);
+  return builder(base.unit).read(v.buffer, compose(v.gen, base.layout));
+}
+
+// ---- element-wise ----------------------------------------------------------------------
+
+Sym Lowerer::unary(const Sym& x, const std::vector<std::pair<Prim, int64_t>>& chain) {
+  if (auto* sc = std::get_if<Scalar>(&x)) {
+    (void)sc;
+    throw LowerError("an element-wise operator on a lone scalar constant");
+  }
+  Stream s = openStream(x);
+  for (const auto& [p, k] : chain) {
+    auto b = builder(s.unit);
+    if (p == Prim::Max) {  // Max with a constant: k is the constant
+      uint32_t c = b.constant(k, b.type(s.node).bits, b.type(s.node).dims);
+      s.node = b.op(Prim::Max, {s.node, c});
+    } else if (p == Prim::Add) {  // Max(x, x >> k): LeakyRelu
+      uint32_t sh = b.op(Prim::ShiftRight, {s.node}, {k});
+      s.node = b.op(Prim::Max, {s.node, sh});
+    } else {
+      s.node = b.op(p, {s.node}, {k});
+    }
+  }
+  return s;
+}
+
+Sym Lowerer::binary(Prim p, std::vector<int64_t> params, const Sym& a, const Sym& b) {
+  bool aStream = std::holds_alternative<Stream>(a), bStream = std::holds_alternative<Stream>(b);
+  bool aScalar = std::holds_alternative<Scalar>(a);
+  // The base is a's stream, else b's, else a new stream reading a (or b if a is a scalar).
+  bool baseIsA = aStream || (!bStream && !aScalar);
+  Stream base = openStream(baseIsA ? a : b);
+  uint32_t other = operandIn(base, baseIsA ? b : a);
+  uint32_t l = baseIsA ? base.node : other, r = baseIsA ? other : base.node;
+  base.node = builder(base.unit).op(p, {l, r}, std::move(params));
+  return base;
+}
+
+Sym Lowerer::elementwise(const ir::Term* t, const Env& env) {
+  switch (t->op()) {
+    case Op::Relu: return unary(eval(t->child(0), env), {{Prim::Max, 0}});
+    case Op::LeakyRelu: return unary(eval(t->child(0), env), {{Prim::Add, t->param(0)}});
+    case Op::ShiftRight: return unary(eval(t->child(0), env), {{Prim::ShiftRight, t->param(0)}});
+    case Op::Cast: return unary(eval(t->child(0), env), {{Prim::Wrap, t->param(0)}});
+    case Op::Requant: {
+      int64_t s = t->param(0);
+      if (s == 0) return unary(eval(t->child(0), env), {{Prim::Saturate, 8}});
+      return unary(eval(t->child(0), env), {{Prim::RoundShift, s}, {Prim::Saturate, 8}});
+    }
+    case Op::Add: return binary(Prim::Add, {}, eval(t->child(0), env), eval(t->child(1), env));
+    case Op::Sub: return binary(Prim::Sub, {}, eval(t->child(0), env), eval(t->child(1), env));
+    case Op::Max: return binary(Prim::Max, {}, eval(t->child(0), env), eval(t->child(1), env));
+    case Op::Min: return binary(Prim::Min, {}, eval(t->child(0), env), eval(t->child(1), env));
+    case Op::Mul: return binary(Prim::Mul, {0}, eval(t->child(0), env), eval(t->child(1), env));  // logic multiplier
+    case Op::Bias: {
+      Sym x = eval(t->child(0), env);
+      View b = asView(eval(t->child(1), env));
+      // b[c] repeated over every position of x: stride-0 counters in front.
+      const ir::Type* xt = t->child(0)->type();
+      size_t lead = static_cast<size_t>(xt->rank()) - 1;
+      auto shape = xt->shape();
+      size_t ctxDims = std::holds_alternative<Stream>(x) ? std::get<Stream>(x).ctx
+                       : std::holds_alternative<View>(x) ? std::get<View>(x).ctx : 0;
+      if (b.ctx != 0 || ctxDims != 0) throw LowerError("Bias inside a skeleton's function is not lowered");
+      for (size_t i = 0; i < lead; ++i) b.gen.repeat(i, shape[i]);
+      return binary(Prim::Add, {}, x, b);
+    }
+    default: break;
+  }
+  throw LowerError(fmt::format("element-wise operator {} is not lowered", ir::opName(t->op())));
+}
+
+// ---- reshaping -------------------------------------------------------------------------
+
+Sym Lowerer::reshape(const ir::Term* t, const Env& env) {
+  Sym x = eval(t->child(0), env);
+  if (t->op() == Op::Pad) {
+    View v = asView(x);
+    size_t c = v.ctx;
+    int32_t fill = static_cast<int32_t>(t->param(4));
+    if (t->param(0) != 0 || t->param(1) != 0) v.gen.pad(c, t->param(0), t->param(1), fill);
+    if (t->param(2) != 0 || t->param(3) != 0) v.gen.pad(c + 1, t->param(2), t->param(3), fill);
+    return v;
+  }
+  if (auto* st = std::get_if<Stream>(&x)) {  // a computed value: edit its layout, no buffer
+    Stream s = *st;
+    size_t c = s.ctx;
+    if (t->op() == Op::Transpose) {
+      std::vector<size_t> order(s.layout.space.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::swap(order[c], order[c + 1]);
+      permuteSpace(s.layout, order);
+    } else {
+      while (s.layout.space.size() > c + 1) flattenSpace(s.layout, c);
+    }
+    return s;
+  }
+  View v = asView(x);
+  size_t c = v.ctx;
+  if (t->op() == Op::Transpose) v.gen.transpose(c, c + 1);
+  else
+    while (v.gen.counters.size() > c + 1) v.gen.flatten(c);
+  return v;
+}
+
+Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
+  View v = asView(eval(t->child(0), env));
+  size_t c = v.ctx;
+  int64_t size = t->param(0), step = t->param(1);
+  AddrGen g = v.gen;
+  g.slide(c, size, step);      // [OH][size][W] ...
+  g.slide(c + 2, size, step);  // [OH][size][OW][size] ...
+  std::vector<size_t> order;
+  for (size_t i = 0; i < c; ++i) order.push_back(i);
+  for (size_t i : {c, c + 2, c + 1, c + 3}) order.push_back(i);
+  for (size_t i = c + 4; i < g.counters.size(); ++i) order.push_back(i);
+  g.permute(order);  // [OH][OW][size][size] rest
+  for (size_t i = c + 4; i < g.counters.size(); ++i) g.counters[i].kind = DimKind::Vector;
+  size_t u = newUnit("MaxPool");
+  auto b = builder(u);
+  uint32_t r = b.read(v.buffer, g);
+  r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
+  r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
+  std::vector<Counter> out;
+  for (const auto& d : b.type(r).dims) out.push_back({d.extent, d.kind});
+  return Stream{u, r, identityLayout(out), c};
+}
+
+// ---- the evaluator -----------------------------------------------------------------------
+
+Sym Lowerer::apply(const Sym& fn, const Sym& arg) {
+  auto* f = std::get_if<std::shared_ptr<const Fun>>(&fn);
+  if (!f) throw LowerError("application of a value that is not a function");
+  Env env = (*f)->env;
+  env.push_back(arg);
+  return eval((*f)->lam->body(), env);
+}
+
+Sym Lowerer::eval(const ir::Term* t, const Env& env) {
+  bool shareable = t->closed() && t->type()->isIntTensor() && uses_[t] > 1;
+  if (shareable) {
+    auto it = memo_.find(t);
+    if (it != memo_.end()) return it->second;
+  }
+  Sym s = evalUncached(t, env);
+  if (shareable) {
+    View v = asView(s);
+    memo_[t] = v;
+    return v;
+  }
+  return s;
+}
+
+Sym Lowerer::evalUncached(const ir::Term* t, const Env& env) {
+  switch (t->op()) {
+    case Op::Var: {
+      auto i = static_cast<size_t>(t->varIndex());
+      if (i >= env.size()) throw LowerError("free variable");
+      return env[env.size() - 1 - i];
+    }
+    case Op::Lam: return std::make_shared<const Fun>(Fun{t, env});
+    case Op::Input: {
+      int b = prog_.findBuffer(ctx_.symbolName(t->param(0)));
+      if (b < 0) throw LowerError("undeclared input");
+      return View{b, AddrGen::identity(prog_.buffers[static_cast<size_t>(b)].shape), 0};
+    }
+    case Op::Const: return Scalar{t->param(0), t->type()->bits()};
+    case Op::App:
+      throw LowerError("App: let-bound shared units are not lowered yet (issue 5: shared-function units)");
+    case Op::Tuple: throw LowerError("Tuple below a module output");
+    case Op::Map: {  // a new context loop over the outer dimension of x
+      Sym x = eval(t->child(0), env);
+      if (auto* v = std::get_if<View>(&x)) { View w = *v; ++w.ctx; x = w; }
+      else if (auto* st = std::get_if<Stream>(&x)) { Stream w = *st; ++w.ctx; x = w; }
+      Sym r = apply(eval(t->child(1), env), x);
+      if (auto* v = std::get_if<View>(&r)) { View w = *v; --w.ctx; return w; }
+      if (auto* st = std::get_if<Stream>(&r)) { Stream w = *st; --w.ctx; return w; }
+      throw LowerError("Map whose function returns no tensor");
+    }
+    case Op::Pad:
+    case Op::Transpose:
+    case Op::Flatten: return reshape(t, env);
+    case Op::MaxPool: return maxPool(t, env);
+    default: break;
+  }
+  if (ir::isSkeleton(t->op())) return skeleton(t, env);
+  return elementwise(t, env);
+}
+
+void Lowerer::countUses(const ir::Term* root) {
+  std::set<const ir::Term*> seen;
+  std::vector<const ir::Term*> stack{root};
+  while (!stack.empty()) {
+    const ir::Term* t = stack.back();
+    stack.pop_back();
+    if (!seen.insert(t).second) continue;
+    for (const ir::Term* c : t->children()) {
+      ++uses_[c];
+      stack.push_back(c);
+    }
+  }
+}
+
+Program Lowerer::run(const ir::Module& module) {
+  for (const auto& d : module.decls)
+    prog_.buffers.push_back(Buffer{d.name, d.type->scalar()->bits(), d.type->shape(), Memory::OffChip,
+                                   d.kind == ir::Decl::Kind::Input ? Role::Input : Role::Weight});
+  for (const auto& o : module.outputs) countUses(o.term);
+  for (const auto& o : module.outputs) ++uses_[o.term];
+  for (const auto& o : module.outputs) {
+    if (!o.term->closed()) throw LowerError(fmt::format("output '{}' is not closed", o.name));
+    if (prog_.findBuffer(o.name) >= 0) throw LowerError(fmt::format("output '{}' has the name of an input", o.name));
+    Sym s = eval(o.term, {});
+    Stream st = std::holds_alternative<Stream>(s) ? std::get<Stream>(s) : toStream(asView(s), "copy");
+    if (closed_.at(st.unit)) st = toStream(asView(s), "copy");
+    materialize(st, o.name, Role::Output);
+  }
+  for (size_t u = 0; u < open_.size(); ++u)
+    if (!closed_[u]) throw std::logic_error(fmt::format("lowering: unit {} never written", open_[u].name));
+  placeBuffers(prog_, opt_.onChipBudgetBits);
+  auto problems = verify(prog_);
+  if (!problems.empty()) throw std::logic_error("lowering produced an ill-formed program: " + problems.front());
+  return std::move(prog_);
+}
+
+}  // namespace detail
+
+Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
+  detail::Lowerer l(ctx, options);
+  return l.run(module);
+}
+
+}  // namespace skeleshare::lower

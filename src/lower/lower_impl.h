@@ -1,0 +1,97 @@
+#pragma once
+// Internal to the lowering: symbolic values and the lowering state shared by lower.cpp
+// (evaluator, element-wise fusion, buffers) and lower_skeletons.cpp (templates).
+
+#include <map>
+#include <memory>
+#include <variant>
+#include <vector>
+
+#include "skeleshare/ir/context.h"
+#include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/mir.h"
+
+namespace skeleshare::lower::detail {
+
+/// A tensor readable from a buffer through a view (an address generator in view form whose
+/// counters are the tensor's dimensions). The first `ctx` dimensions are the loops of the
+/// enclosing skeletons (e.g. Conv's output position while lowering its function).
+struct View {
+  int buffer = -1;
+  AddrGen gen;
+  size_t ctx = 0;
+  std::vector<int64_t> shape() const;
+};
+
+/// A value computed by node `node` of the open unit `unit`; `layout` maps the node's
+/// elements (its counters) to the coordinates of the logical tensor (its space); masked
+/// elements are padding lanes, dropped when written.
+struct Stream {
+  size_t unit = 0;
+  uint32_t node = 0;
+  AddrGen layout;
+  size_t ctx = 0;
+};
+
+struct Scalar {
+  int64_t value = 0;
+  int bits = 32;
+};
+
+struct Fun;
+using Sym = std::variant<View, Stream, Scalar, std::shared_ptr<const Fun>>;
+using Env = std::vector<Sym>;  // %0 is the back
+
+struct Fun {
+  const ir::Term* lam = nullptr;
+  Env env;
+};
+
+class Lowerer {
+ public:
+  Lowerer(ir::Context& ctx, const LowerOptions& opt) : ctx_(ctx), opt_(opt) {}
+  Program run(const ir::Module& module);
+
+  // ---- used by the templates ----
+  Sym eval(const ir::Term* t, const Env& env);
+  Sym apply(const Sym& fn, const Sym& arg);
+  View asView(const Sym& s);
+  size_t newUnit(const std::string& name);
+  UnitBuilder builder(size_t unit);
+  Stream dotTemplate(View a, View b, int64_t p, const std::string& name);
+  Sym skeleton(const ir::Term* t, const Env& env);
+  const LowerOptions& options() const { return opt_; }
+
+ private:
+  Sym evalUncached(const ir::Term* t, const Env& env);
+  Sym elementwise(const ir::Term* t, const Env& env);
+  Sym binary(Prim p, std::vector<int64_t> params, const Sym& a, const Sym& b);
+  Sym unary(const Sym& x, const std::vector<std::pair<Prim, int64_t>>& chain);
+  Sym reshape(const ir::Term* t, const Env& env);
+  Sym maxPool(const ir::Term* t, const Env& env);
+  Stream toStream(const View& v, const std::string& name);
+  Stream openStream(const Sym& s);
+  uint32_t operandIn(const Stream& base, const Sym& other);
+  View materialize(const Stream& s, const std::string& name, Role role);
+  void countUses(const ir::Term* root);
+
+  ir::Context& ctx_;
+  LowerOptions opt_;
+  Program prog_;
+  std::vector<Unit> open_;
+  std::vector<bool> closed_;
+  std::map<const ir::Term*, int> uses_;
+  std::map<const ir::Term*, View> memo_;
+  int tmpCount_ = 0;
+};
+
+/// `gen` (view form, counters = the logical tensor) read in the element order of `layout`.
+AddrGen compose(const AddrGen& gen, const AddrGen& layout);
+/// The layout of a node whose counters are exactly the logical tensor's dimensions.
+AddrGen identityLayout(const std::vector<Counter>& counters);
+/// Reorders the space dimensions (coordinates) of a layout: new dim i is old order[i].
+void permuteSpace(AddrGen& layout, const std::vector<size_t>& order);
+/// Merges space dimensions d and d+1 of a layout (row-major).
+void flattenSpace(AddrGen& layout, size_t d);
+
+}  // namespace skeleshare::lower::detail

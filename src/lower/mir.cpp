@@ -1,0 +1,267 @@
+#include "skeleshare/lower/mir.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "skeleshare/support/tensor.h"
+
+namespace skeleshare::lower {
+
+std::string_view primName(Prim p) {
+  switch (p) {
+    case Prim::Read: return "Read";
+    case Prim::Write: return "Write";
+    case Prim::Const: return "Const";
+    case Prim::Mul: return "Mul";
+    case Prim::Add: return "Add";
+    case Prim::Sub: return "Sub";
+    case Prim::Max: return "Max";
+    case Prim::Min: return "Min";
+    case Prim::ShiftRight: return "ShiftRight";
+    case Prim::RoundShift: return "RoundShift";
+    case Prim::Saturate: return "Saturate";
+    case Prim::Wrap: return "Wrap";
+    case Prim::ReduceVec: return "ReduceVec";
+    case Prim::ReduceStm: return "ReduceStm";
+    case Prim::SplitStm: return "SplitStm";
+    case Prim::JoinStm: return "JoinStm";
+    case Prim::SplitVec: return "SplitVec";
+    case Prim::JoinVec: return "JoinVec";
+    case Prim::StmToVec: return "StmToVec";
+    case Prim::VecToStm: return "VecToStm";
+    case Prim::Repeat: return "Repeat";
+  }
+  return "?";
+}
+
+int64_t Buffer::elements() const {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+int Program::findBuffer(std::string_view name) const {
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+[[noreturn]] void bad(const Node& n, const std::string& why) {
+  throw MirError(fmt::format("{}: {}", primName(n.prim), why));
+}
+
+void needParams(const Node& n, size_t k) {
+  if (n.params.size() != k) bad(n, fmt::format("expects {} parameter(s), has {}", k, n.params.size()));
+}
+
+bool validBits(int64_t b) { return b == 8 || b == 16 || b == 32; }
+
+const Buffer& bufferOf(const Program& prog, const Node& n) {
+  if (n.buffer < 0 || static_cast<size_t>(n.buffer) >= prog.buffers.size()) bad(n, "no such buffer");
+  return prog.buffers[static_cast<size_t>(n.buffer)];
+}
+
+void checkAddr(const Node& n, const Buffer& b) {
+  if (n.addr.space != b.shape) bad(n, fmt::format("address space does not match buffer '{}'", b.name));
+  std::string why = n.addr.check();
+  if (!why.empty()) bad(n, why);
+}
+
+/// Index of the d-th dimension of kind k, checked.
+size_t dimOfKind(const Node& n, const MType& t, int64_t d, DimKind k) {
+  int64_t seen = 0;
+  for (size_t i = 0; i < t.dims.size(); ++i)
+    if (t.dims[i].kind == k && seen++ == d) return i;
+  bad(n, fmt::format("no {} dimension {} in {}", k == DimKind::Stream ? "stream" : "vector", d, t.str()));
+}
+
+}  // namespace
+
+MType inferType(const Program& prog, const Unit& unit, const Node& n) {
+  std::vector<const MType*> ops;
+  for (uint32_t o : n.operands) {
+    if (o >= unit.nodes.size() || &unit.nodes[o] >= &n) bad(n, fmt::format("operand %{} is not an earlier node", o));
+    const MType& t = unit.nodes[o].type;
+    if (t.isUnit()) bad(n, "operand is a Write");
+    ops.push_back(&t);
+  }
+  auto arity = [&](size_t k) {
+    if (ops.size() != k) bad(n, fmt::format("expects {} operand(s), has {}", k, ops.size()));
+  };
+  MType r;
+  switch (n.prim) {
+    case Prim::Read: {
+      arity(0);
+      needParams(n, 0);
+      const Buffer& b = bufferOf(prog, n);
+      checkAddr(n, b);
+      r = n.addr.valueType(b.bits);
+      break;
+    }
+    case Prim::Write: {
+      arity(1);
+      needParams(n, 0);
+      const Buffer& b = bufferOf(prog, n);
+      checkAddr(n, b);
+      if (n.addr.valueType(ops[0]->bits) != *ops[0])
+        bad(n, fmt::format("counters {} do not match the value {}", n.addr.valueType(ops[0]->bits).str(), ops[0]->str()));
+      if (ops[0]->bits > b.bits) bad(n, fmt::format("i{} value into the i{} buffer '{}'", ops[0]->bits, b.bits, b.name));
+      return MType{0, {}};
+    }
+    case Prim::Const:
+      arity(0);
+      needParams(n, 2);
+      if (!validBits(n.params[1])) bad(n, "bad width");
+      if (n.params[0] != static_cast<int64_t>(wrapTo(n.params[0], static_cast<int>(n.params[1]))))
+        bad(n, "value does not fit its width");
+      r = MType{static_cast<int>(n.params[1]), n.type.dims};
+      break;
+    case Prim::Mul:
+    case Prim::Add:
+    case Prim::Sub:
+    case Prim::Max:
+    case Prim::Min:
+      arity(2);
+      needParams(n, n.prim == Prim::Mul ? 1 : 0);
+      if (ops[0]->dims != ops[1]->dims) bad(n, fmt::format("operands {} and {} differ in shape", ops[0]->str(), ops[1]->str()));
+      r = MType{n.prim == Prim::Mul ? 32 : std::max(ops[0]->bits, ops[1]->bits), ops[0]->dims};
+      break;
+    case Prim::ShiftRight:
+      arity(1);
+      needParams(n, 1);
+      if (n.params[0] < 0 || n.params[0] > 31) bad(n, "shift out of range");
+      r = *ops[0];
+      break;
+    case Prim::RoundShift:
+      arity(1);
+      needParams(n, 1);
+      if (n.params[0] < 1 || n.params[0] > 31) bad(n, "shift out of range");
+      r = MType{32, ops[0]->dims};
+      break;
+    case Prim::Saturate:
+    case Prim::Wrap:
+      arity(1);
+      needParams(n, 1);
+      if (!validBits(n.params[0])) bad(n, "bad width");
+      r = MType{static_cast<int>(n.params[0]), ops[0]->dims};
+      break;
+    case Prim::ReduceVec:
+    case Prim::ReduceStm: {
+      arity(1);
+      needParams(n, 1);
+      if (n.params[0] != 0 && n.params[0] != 1) bad(n, "kind is 0 (add) or 1 (max)");
+      r = *ops[0];
+      DimKind k = n.prim == Prim::ReduceVec ? DimKind::Vector : DimKind::Stream;
+      // innermost dimension of kind k
+      size_t at = r.dims.size();
+      for (size_t i = r.dims.size(); i-- > 0;)
+        if (r.dims[i].kind == k) { at = i; break; }
+      if (at == r.dims.size()) bad(n, fmt::format("no {} dimension in {}", k == DimKind::Vector ? "vector" : "stream", r.str()));
+      r.dims.erase(r.dims.begin() + static_cast<ptrdiff_t>(at));
+      if (n.params[0] == 0) r.bits = 32;
+      break;
+    }
+    case Prim::SplitStm:
+    case Prim::SplitVec: {
+      arity(1);
+      needParams(n, 2);
+      r = *ops[0];
+      DimKind k = n.prim == Prim::SplitStm ? DimKind::Stream : DimKind::Vector;
+      size_t at = dimOfKind(n, r, n.params[0], k);
+      int64_t e = r.dims[at].extent, m = n.params[1];
+      if (m < 1 || e % m != 0) bad(n, fmt::format("{} does not divide {}", m, e));
+      r.dims[at].extent = e / m;
+      r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(at) + 1, Dim{m, k});
+      break;
+    }
+    case Prim::JoinStm:
+    case Prim::JoinVec: {
+      arity(1);
+      needParams(n, 1);
+      r = *ops[0];
+      DimKind k = n.prim == Prim::JoinStm ? DimKind::Stream : DimKind::Vector;
+      size_t at = dimOfKind(n, r, n.params[0], k);
+      if (at + 1 >= r.dims.size() || r.dims[at + 1].kind != k) bad(n, "needs two adjacent dimensions of its kind");
+      r.dims[at].extent *= r.dims[at + 1].extent;
+      r.dims.erase(r.dims.begin() + static_cast<ptrdiff_t>(at) + 1);
+      break;
+    }
+    case Prim::StmToVec: {
+      arity(1);
+      needParams(n, 0);
+      r = *ops[0];
+      size_t ns = r.numStreamDims();
+      if (ns == 0) bad(n, "no stream dimension");
+      r.dims[ns - 1].kind = DimKind::Vector;
+      break;
+    }
+    case Prim::VecToStm: {
+      arity(1);
+      needParams(n, 0);
+      r = *ops[0];
+      size_t ns = r.numStreamDims();
+      if (ns == r.dims.size()) bad(n, "no vector dimension");
+      r.dims[ns].kind = DimKind::Stream;
+      break;
+    }
+    case Prim::Repeat:
+      arity(1);
+      needParams(n, 1);
+      if (n.params[0] < 1) bad(n, "non-positive count");
+      r = *ops[0];
+      r.dims.insert(r.dims.begin(), Dim{n.params[0], DimKind::Stream});
+      break;
+  }
+  std::string why = r.check();
+  if (!why.empty()) bad(n, why);
+  return r;
+}
+
+uint32_t UnitBuilder::add(Node n) {
+  unit_.nodes.push_back(std::move(n));
+  try {
+    unit_.nodes.back().type = inferType(prog_, unit_, unit_.nodes.back());
+  } catch (...) {
+    unit_.nodes.pop_back();
+    throw;
+  }
+  return static_cast<uint32_t>(unit_.nodes.size() - 1);
+}
+
+uint32_t UnitBuilder::read(int buffer, AddrGen addr) {
+  Node n;
+  n.prim = Prim::Read;
+  n.buffer = buffer;
+  n.addr = std::move(addr);
+  return add(std::move(n));
+}
+
+void UnitBuilder::write(int buffer, AddrGen addr, uint32_t x) {
+  Node n;
+  n.prim = Prim::Write;
+  n.buffer = buffer;
+  n.addr = std::move(addr);
+  n.operands = {x};
+  add(std::move(n));
+}
+
+uint32_t UnitBuilder::constant(int64_t value, int bits, std::vector<Dim> dims) {
+  Node n;
+  n.prim = Prim::Const;
+  n.params = {value, bits};
+  n.type.dims = std::move(dims);
+  return add(std::move(n));
+}
+
+uint32_t UnitBuilder::op(Prim p, std::vector<uint32_t> operands, std::vector<int64_t> params) {
+  Node n;
+  n.prim = p;
+  n.operands = std::move(operands);
+  n.params = std::move(params);
+  return add(std::move(n));
+}
+
+}  // namespace skeleshare::lower

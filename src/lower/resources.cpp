@@ -1,0 +1,114 @@
+#include "skeleshare/lower/resources.h"
+
+#include <algorithm>
+
+namespace skeleshare::lower {
+
+Resources nodeResources(const Unit& unit, const Node& n) {
+  Resources r;
+  const int64_t lanes = n.type.vectorLanes();
+  auto opType = [&](size_t i) -> const MType& { return unit.nodes[n.operands[i]].type; };
+  switch (n.prim) {
+    case Prim::Read:
+    case Prim::Write:
+      r.logic = 32 * static_cast<int64_t>(n.addr.counters.size() + n.addr.masks.size());  // counters, comparators
+      break;
+    case Prim::Const:
+    case Prim::ShiftRight:  // wiring
+    case Prim::Wrap:
+    case Prim::SplitStm:
+    case Prim::JoinStm:
+    case Prim::SplitVec:
+    case Prim::JoinVec:
+      break;
+    case Prim::Mul:
+      if (n.params[0] == 1) r.dsps = lanes;
+      else r.logic = lanes * opType(0).bits * opType(1).bits;  // array multiplier
+      break;
+    case Prim::Add:
+    case Prim::Sub:
+    case Prim::Max:
+    case Prim::Min:
+    case Prim::RoundShift:
+      r.logic = lanes * n.type.bits;
+      break;
+    case Prim::Saturate:
+      r.logic = lanes * opType(0).bits;
+      break;
+    case Prim::ReduceVec: {
+      const MType& in = opType(0);
+      int64_t width = in.dims.back().extent;
+      r.logic = (in.vectorLanes() / width) * (width - 1) * n.type.bits;  // a tree of width-1 operators per output lane
+      break;
+    }
+    case Prim::ReduceStm:
+      r.logic = lanes * n.type.bits * 2;  // accumulator register and operator per lane
+      break;
+    case Prim::StmToVec:
+      r.logic = lanes * n.type.bits;  // shift registers
+      break;
+    case Prim::VecToStm:
+      r.logic = opType(0).vectorLanes() * n.type.bits;  // output multiplexer
+      break;
+    case Prim::Repeat: {
+      const MType& in = opType(0);
+      if (in.numStreamDims() == 0) r.logic = in.vectorLanes() * in.bits;  // a register
+      else r.onChipBits = in.streamSteps() * in.vectorLanes() * in.bits;  // replay buffer
+      break;
+    }
+  }
+  return r;
+}
+
+Resources unitResources(const Unit& unit) {
+  Resources r;
+  for (const auto& n : unit.nodes) r += nodeResources(unit, n);
+  return r;
+}
+
+Resources programResources(const Program& prog) {
+  Resources r;
+  for (const auto& u : prog.units) r += unitResources(u);
+  for (const auto& b : prog.buffers)
+    if (b.memory == Memory::OnChip) r.onChipBits += b.sizeBits();
+  return r;
+}
+
+int64_t unitCycles(const Program& prog, const Unit& unit, int64_t portBits) {
+  int64_t cycles = 0;
+  for (const auto& n : unit.nodes) {
+    const MType& t = n.prim == Prim::Write ? unit.nodes[n.operands[0]].type : n.type;
+    int64_t c = t.streamSteps();
+    if ((n.prim == Prim::Read || n.prim == Prim::Write) &&
+        prog.buffers[static_cast<size_t>(n.buffer)].memory == Memory::OffChip) {
+      int64_t lineBits = t.vectorLanes() * t.bits;
+      c *= std::max<int64_t>(1, (lineBits + portBits - 1) / portBits);
+    }
+    cycles = std::max(cycles, c);
+  }
+  return cycles;
+}
+
+CycleEstimate estimateCycles(const Program& prog, int64_t portBits) {
+  CycleEstimate e;
+  for (const auto& u : prog.units) {
+    e.perUnit.push_back(unitCycles(prog, u, portBits));
+    e.total += e.perUnit.back();
+  }
+  return e;
+}
+
+void placeBuffers(Program& prog, int64_t budgetBits) {
+  int64_t used = 0;
+  for (auto& b : prog.buffers) {
+    if (b.role != Role::Intermediate) { b.memory = Memory::OffChip; continue; }
+    if (used + b.sizeBits() <= budgetBits) {
+      b.memory = Memory::OnChip;
+      used += b.sizeBits();
+    } else {
+      b.memory = Memory::OffChip;
+    }
+  }
+}
+
+}  // namespace skeleshare::lower

@@ -1,0 +1,95 @@
+#pragma once
+// Helpers of the lowering tests: DSL programs translated to the skeleton IR, IR text
+// modules, rewriting ParallelDot's parallelism, and the lower-vs-skeleton comparison.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "skeleshare/frontend/frontend.h"
+#include "skeleshare/ir/interpreter.h"
+#include "skeleshare/ir/parser.h"
+#include "skeleshare/lower/interpreter.h"
+#include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/printer.h"
+#include "skeleshare/lower/verifier.h"
+
+namespace skeleshare::lower::test {
+
+struct Loaded {
+  std::unique_ptr<ir::Context> ctx = std::make_unique<ir::Context>();
+  ir::Module module;
+};
+
+inline std::string benchPath(const std::string& name) {
+  return std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name;
+}
+
+inline Loaded loadDsl(const std::string& path) {
+  Loaded m;
+  std::string err;
+  auto file = SourceFile::read(path, err);
+  EXPECT_TRUE(file.has_value()) << path << ": " << err;
+  if (!file) return m;
+  DiagnosticEngine diags;
+  auto prog = frontend::parseAndCheck(*file, diags);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(prog.has_value()) << os.str();
+  if (prog) m.module = frontend::translate(*prog, *m.ctx);
+  return m;
+}
+
+inline Loaded loadDslText(const std::string& text) {
+  Loaded m;
+  SourceFile file("test.dsl", text);
+  DiagnosticEngine diags;
+  auto prog = frontend::parseAndCheck(file, diags);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(prog.has_value()) << os.str();
+  if (prog) m.module = frontend::translate(*prog, *m.ctx);
+  return m;
+}
+
+/// Rebuilds `t` with every ParallelDot[P] replaced by ParallelDot[newP(P, M)].
+inline const ir::Term* rewriteP(ir::Context& ctx, const ir::Term* t, const std::function<int64_t(int64_t, int64_t)>& newP,
+                                std::map<const ir::Term*, const ir::Term*>& memo) {
+  auto it = memo.find(t);
+  if (it != memo.end()) return it->second;
+  std::vector<const ir::Term*> kids;
+  for (const ir::Term* c : t->children()) kids.push_back(rewriteP(ctx, c, newP, memo));
+  std::vector<int64_t> params(t->params().begin(), t->params().end());
+  if (t->op() == ir::Op::ParallelDot) params[0] = newP(params[0], t->child(0)->type()->length());
+  const ir::Term* r = ctx.make(t->op(), params, t->annot(), kids);
+  memo[t] = r;
+  return r;
+}
+
+inline void rewriteModuleP(Loaded& m, const std::function<int64_t(int64_t, int64_t)>& newP) {
+  std::map<const ir::Term*, const ir::Term*> memo;
+  for (auto& o : m.module.outputs) o.term = rewriteP(*m.ctx, o.term, newP, memo);
+}
+
+/// Lowers, verifies, runs both interpreters on seeded inputs and compares every output.
+inline void expectAgrees(Loaded& m, uint64_t seed, Program* out = nullptr) {
+  Program prog = lowerModule(m.module, *m.ctx);
+  auto problems = verify(prog);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  auto inputs = ir::randomInputs(m.module, seed);
+  auto want = ir::evaluateModule(m.module, *m.ctx, inputs);
+  auto got = run(prog, inputs);
+  ASSERT_EQ(want.size(), got.size());
+  for (const auto& [name, t] : want) {
+    ASSERT_TRUE(got.count(name)) << name;
+    EXPECT_EQ(got.at(name).describe(), t.describe()) << name;
+    EXPECT_TRUE(got.at(name) == t) << "output '" << name << "' differs (seed " << seed << ")";
+  }
+  if (out) *out = std::move(prog);
+}
+
+}  // namespace skeleshare::lower::test
