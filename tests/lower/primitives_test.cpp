@@ -1,0 +1,220 @@
+// The primitives of the mid-level IR one by one: type rules, values, resources, the
+// verifier and the text form.
+
+#include <gtest/gtest.h>
+
+#include "skeleshare/lower/interpreter.h"
+#include "skeleshare/lower/printer.h"
+#include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/verifier.h"
+
+namespace skeleshare::lower {
+namespace {
+
+constexpr DimKind S = DimKind::Stream;
+constexpr DimKind V = DimKind::Vector;
+
+/// A program with one i8 input buffer of `shape` and a unit under construction.
+struct Fixture {
+  Program prog;
+  Unit unit{"u", {}};
+  explicit Fixture(std::vector<int64_t> shape) { prog.buffers.push_back({"x", 8, shape, Memory::OffChip, Role::Input}); }
+  UnitBuilder b() { return UnitBuilder(prog, unit); }
+  uint32_t readAll(std::vector<DimKind> kinds) {
+    AddrGen g = AddrGen::identity(prog.buffers[0].shape);
+    for (size_t i = 0; i < kinds.size(); ++i) g.counters[i].kind = kinds[i];
+    return b().read(0, g);
+  }
+};
+
+Tensor t32(std::vector<int64_t> shape, std::vector<int32_t> v) {
+  Tensor t(32, shape);
+  t.values() = v;
+  return t;
+}
+
+Tensor evalOn(Fixture& f, uint32_t n, const std::vector<const Tensor*>& ops) { return evalNode(f.unit.nodes[n], ops); }
+
+TEST(MType, TextAndChecks) {
+  EXPECT_EQ(makeType(8, {{4, S}, {3, S}, {64, V}}).str(), "stm[4][3] vec[64] i8");
+  EXPECT_EQ(makeType(32, {}).str(), "i32");
+  EXPECT_NE(makeType(8, {{2, V}, {3, S}}).check(), "");
+  EXPECT_NE(makeType(12, {}).check(), "");
+  EXPECT_EQ(makeType(8, {{4, S}, {3, S}, {64, V}}).streamSteps(), 12);
+  EXPECT_EQ(makeType(8, {{4, S}, {2, V}, {64, V}}).vectorLanes(), 128);
+}
+
+TEST(Primitives, ElementwiseTypeRules) {
+  Fixture f({2, 3});
+  uint32_t a = f.readAll({S, V});
+  uint32_t c = f.b().constant(-2, 16, {{2, S}, {3, V}});
+  EXPECT_EQ(f.b().type(f.b().op(Prim::Add, {a, c})).str(), "stm[2] vec[3] i16");
+  EXPECT_EQ(f.b().type(f.b().op(Prim::Mul, {a, a}, {1})).str(), "stm[2] vec[3] i32");
+  EXPECT_EQ(f.b().type(f.b().op(Prim::Saturate, {c}, {8})).bits, 8);
+  uint32_t other = f.b().constant(0, 8, {{3, S}, {2, V}});
+  EXPECT_THROW(f.b().op(Prim::Add, {a, other}), MirError);
+  EXPECT_THROW(f.b().op(Prim::Mul, {a, a}), MirError);  // needs its dsp parameter
+  EXPECT_THROW(f.b().constant(300, 8, {}), MirError);
+  EXPECT_THROW(f.b().op(Prim::RoundShift, {a}, {0}), MirError);
+  EXPECT_THROW(f.b().op(Prim::Add, {a, 99}), MirError);
+}
+
+TEST(Primitives, ArithmeticValues) {
+  Fixture f({4});
+  uint32_t a = f.readAll({V});
+  Tensor x = t32({4}, {-9, -1, 7, 300});
+  Tensor y = t32({4}, {2, 2, 2, 2});
+  auto node = [&](Prim p, std::vector<int64_t> params, bool binary) {
+    return f.b().op(p, binary ? std::vector<uint32_t>{a, a} : std::vector<uint32_t>{a}, params);
+  };
+  EXPECT_EQ(evalOn(f, node(Prim::ShiftRight, {1}, false), {&x}).values(), (std::vector<int32_t>{-5, -1, 3, 150}));
+  EXPECT_EQ(evalOn(f, node(Prim::RoundShift, {1}, false), {&x}).values(), (std::vector<int32_t>{-4, 0, 4, 150}));
+  EXPECT_EQ(evalOn(f, node(Prim::Saturate, {8}, false), {&x}).values(), (std::vector<int32_t>{-9, -1, 7, 127}));
+  EXPECT_EQ(evalOn(f, node(Prim::Wrap, {8}, false), {&x}).values(), (std::vector<int32_t>{-9, -1, 7, 44}));
+  Tensor z = t32({4}, {-9, -1, 7, 100});  // i8 values: these nodes are i8
+  EXPECT_EQ(evalOn(f, node(Prim::Max, {}, true), {&z, &y}).values(), (std::vector<int32_t>{2, 2, 7, 100}));
+  EXPECT_EQ(evalOn(f, node(Prim::Min, {}, true), {&z, &y}).values(), (std::vector<int32_t>{-9, -1, 2, 2}));
+  EXPECT_EQ(evalOn(f, node(Prim::Sub, {}, true), {&z, &y}).values(), (std::vector<int32_t>{-11, -3, 5, 98}));
+  Tensor lo = t32({4}, {-128, -128, 0, 0});
+  EXPECT_EQ(evalOn(f, node(Prim::Sub, {}, true), {&lo, &y}).values()[0], 126);  // wraps to 8 bits
+  // Add of two i8 values wraps to 8 bits.
+  Tensor p = x;
+  EXPECT_EQ(evalOn(f, node(Prim::Add, {}, true), {&p, &p}).values()[3], wrapTo(600, 8));
+  EXPECT_EQ(evalOn(f, node(Prim::Mul, {1}, true), {&x, &y}).values(), (std::vector<int32_t>{-18, -2, 14, 600}));
+}
+
+TEST(Primitives, ReductionsTakeTheInnermostDimensionOfTheirKind) {
+  Fixture f({2, 3, 2});
+  uint32_t a = f.readAll({S, S, V});
+  uint32_t rv = f.b().op(Prim::ReduceVec, {a}, {0});
+  uint32_t rs = f.b().op(Prim::ReduceStm, {a}, {1});
+  EXPECT_EQ(f.b().type(rv).str(), "stm[2][3] i32");
+  EXPECT_EQ(f.b().type(rs).str(), "stm[2] vec[2] i8");
+  Tensor x = t32({2, 3, 2}, {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6});
+  EXPECT_EQ(evalOn(f, rv, {&x}).values(), (std::vector<int32_t>{3, 7, 11, -3, -7, -11}));
+  EXPECT_EQ(evalOn(f, rs, {&x}).values(), (std::vector<int32_t>{5, 6, -1, -2}));
+  Fixture g({3});
+  uint32_t s = g.readAll({S});
+  EXPECT_THROW(g.b().op(Prim::ReduceVec, {s}, {0}), MirError);
+  EXPECT_THROW(g.b().op(Prim::ReduceStm, {s}, {2}), MirError);
+}
+
+TEST(Primitives, SplitJoinAndConversionsChangeOnlyTheType) {
+  Fixture f({6, 4});
+  uint32_t a = f.readAll({S, V});
+  uint32_t sp = f.b().op(Prim::SplitStm, {a}, {0, 3});
+  EXPECT_EQ(f.b().type(sp).str(), "stm[2][3] vec[4] i8");
+  const MType ta = f.b().type(a);  // a copy: adding nodes moves the stored types
+  uint32_t jn = f.b().op(Prim::JoinStm, {sp}, {0});
+  EXPECT_EQ(f.b().type(jn), ta);
+  uint32_t sv = f.b().op(Prim::SplitVec, {a}, {0, 2});
+  EXPECT_EQ(f.b().type(sv).str(), "stm[6] vec[2][2] i8");
+  uint32_t jv = f.b().op(Prim::JoinVec, {sv}, {0});
+  EXPECT_EQ(f.b().type(jv), ta);
+  uint32_t sv2 = f.b().op(Prim::StmToVec, {a});
+  EXPECT_EQ(f.b().type(sv2).str(), "vec[6][4] i8");
+  EXPECT_EQ(f.b().type(f.b().op(Prim::VecToStm, {sv2})).str(), "stm[6] vec[4] i8");
+  EXPECT_THROW(f.b().op(Prim::SplitStm, {a}, {0, 4}), MirError);
+  EXPECT_THROW(f.b().op(Prim::SplitVec, {a}, {1, 2}), MirError);
+  EXPECT_THROW(f.b().op(Prim::JoinStm, {a}, {0}), MirError);
+  Tensor x(8, {6, 4});
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i);
+  Tensor r = evalOn(f, sp, {&x});
+  EXPECT_EQ(r.shape(), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(r.values(), x.values());
+}
+
+TEST(Primitives, RepeatReplaysItsOperand) {
+  Fixture f({3});
+  uint32_t a = f.readAll({V});
+  uint32_t r = f.b().op(Prim::Repeat, {a}, {2});
+  EXPECT_EQ(f.b().type(r).str(), "stm[2] vec[3] i8");
+  Tensor x(8, {3});
+  x.values() = {4, 5, 6};
+  EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{4, 5, 6, 4, 5, 6}));
+  // A vector is replayed from a register; a stream needs a buffer of its size.
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 0);
+  uint32_t r2 = f.b().op(Prim::Repeat, {r}, {4});
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r2]).onChipBits, 2 * 3 * 8);
+}
+
+TEST(Primitives, WriteMustMatchItsCounters) {
+  Fixture f({2, 3});
+  f.prog.buffers.push_back({"y", 8, {2, 3}, Memory::OffChip, Role::Output});
+  uint32_t a = f.readAll({S, V});
+  AddrGen g = AddrGen::identity({2, 3});  // all stream: does not match stm[2] vec[3]
+  EXPECT_THROW(f.b().write(1, g, a), MirError);
+  g.counters[1].kind = V;
+  f.b().write(1, g, a);
+  uint32_t wide = f.b().op(Prim::Mul, {a, a}, {1});
+  EXPECT_THROW(f.b().write(1, g, wide), MirError);  // i32 into an i8 buffer
+}
+
+TEST(Primitives, DspsAreTheDspMultiplierLanes) {
+  Fixture f({5, 2, 64});
+  uint32_t a = f.readAll({S, V, V});
+  uint32_t dsp = f.b().op(Prim::Mul, {a, a}, {1});
+  uint32_t lut = f.b().op(Prim::Mul, {a, a}, {0});
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[dsp]).dsps, 128);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[lut]).dsps, 0);
+  EXPECT_GT(nodeResources(f.unit, f.unit.nodes[lut]).logic, 0);
+  uint32_t tree = f.b().op(Prim::ReduceVec, {dsp}, {0});
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[tree]).logic, 2 * 63 * 32);
+}
+
+TEST(Verifier, FindsReadBeforeWriteAndBadTypes) {
+  Program p;
+  p.buffers.push_back({"x", 8, {4}, Memory::OffChip, Role::Input});
+  p.buffers.push_back({"t", 8, {4}, Memory::OnChip, Role::Intermediate});
+  p.buffers.push_back({"y", 8, {4}, Memory::OffChip, Role::Output});
+  Unit u1{"a", {}}, u2{"b", {}};
+  {
+    UnitBuilder b(p, u2);
+    b.write(2, AddrGen::identity({4}), b.read(1, AddrGen::identity({4})));
+  }
+  {
+    UnitBuilder b(p, u1);
+    b.write(1, AddrGen::identity({4}), b.read(0, AddrGen::identity({4})));
+  }
+  p.units = {u2, u1};  // reads t before it is written
+  auto problems = verify(p);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("before any unit writes it"), std::string::npos);
+  p.units = {u1, u2};
+  EXPECT_TRUE(verify(p).empty());
+  p.units[0].nodes[0].type.bits = 16;  // a stored type the rule does not give
+  EXPECT_FALSE(verify(p).empty());
+  p.units[0].nodes[0].type.bits = 8;
+  p.units[1].nodes.pop_back();  // a unit that writes nothing; y never written
+  EXPECT_EQ(verify(p).size(), 2u);
+}
+
+TEST(Printer, ShowsBuffersNodesAndAddressPatterns) {
+  Fixture f({3, 4});
+  f.prog.buffers.push_back({"y", 8, {2, 4}, Memory::OnChip, Role::Intermediate});
+  AddrGen g = AddrGen::identity({3, 4});
+  g.slice(0, 1, 2);
+  uint32_t a = f.b().read(0, g);
+  f.b().write(1, AddrGen::identity({2, 4}), a);
+  f.prog.units.push_back(f.unit);
+  std::string s = printProgram(f.prog);
+  EXPECT_NE(s.find("input x : i8[3][4] off-chip;"), std::string::npos) << s;
+  EXPECT_NE(s.find("buffer y : i8[2][4] on-chip;"), std::string::npos) << s;
+  EXPECT_NE(s.find("%0 : stm[2][4] i8 = Read() from @x ctr[s2 s4] addr=4 + 4*c0 + 1*c1"), std::string::npos) << s;
+  EXPECT_NE(s.find("Write(%0) to @y"), std::string::npos) << s;
+}
+
+TEST(Cycles, OffChipVectorsTakeOneLinePerCycle) {
+  Fixture f({10, 128});  // 128 x i8 = 1024 bits: two 512-bit lines per stream step
+  f.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OnChip, Role::Intermediate});
+  AddrGen g = AddrGen::identity({10, 128});
+  g.counters[1].kind = V;
+  uint32_t a = f.b().read(0, g);
+  f.b().write(1, g, a);
+  EXPECT_EQ(unitCycles(f.prog, f.unit), 20);
+  f.prog.buffers[0].memory = Memory::OnChip;
+  EXPECT_EQ(unitCycles(f.prog, f.unit), 10);
+}
+
+}  // namespace
+}  // namespace skeleshare::lower
