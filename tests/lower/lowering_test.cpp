@@ -1,0 +1,143 @@
+// The shape of lowered programs: padding feeding a convolution is a masked address pattern
+// (no buffer, no unit), element-wise stages fuse into their producer's unit, the other
+// operators lower and agree with the skeleton interpreter, unsupported input is refused.
+
+#include <gtest/gtest.h>
+
+#include "skeleshare/ir/builders.h"
+#include "skeleshare/lower/resources.h"
+#include "test_util.h"
+
+namespace skeleshare::lower::test {
+namespace {
+
+const char* kPaddedConv = R"(
+input  x : i8[6][5][3];
+weight w : i8[4][3][3][3];
+output o = relu(requant(conv(pad(x, 1), w), 4));
+)";
+
+TEST(Lowering, PadFeedingAConvIsAMaskedAddressPattern) {
+  Loaded m = loadDslText(kPaddedConv);
+  Program p;
+  expectAgrees(m, 5, &p);
+  // Buffers: x, w and o only; one unit; nothing of the padded shape 8 x 7 x 3 exists.
+  ASSERT_EQ(p.buffers.size(), 3u);
+  for (const auto& b : p.buffers) EXPECT_NE(b.shape, (std::vector<int64_t>{8, 7, 3})) << b.name;
+  ASSERT_EQ(p.units.size(), 1u) << printProgram(p);
+  const Unit& u = p.units[0];
+  const Node* readX = nullptr;
+  for (const auto& n : u.nodes)
+    if (n.prim == Prim::Read && p.buffers[static_cast<size_t>(n.buffer)].name == "x") readX = &n;
+  ASSERT_NE(readX, nullptr);
+  // The read of x is over x itself, through masks with fill 0 on both padded coordinates.
+  EXPECT_EQ(readX->addr.space, (std::vector<int64_t>{6, 5, 3}));
+  int padMasks = 0;
+  for (const auto& mk : readX->addr.masks)
+    if (mk.fill == 0 && mk.lo == 0 && (mk.hi == 6 || mk.hi == 5)) ++padMasks;
+  EXPECT_EQ(padMasks, 2) << readX->addr.str();
+  // The window (3x3x3 = 27 elements) is one vector of 27 lanes per output channel.
+  EXPECT_EQ(readX->type.str(), "stm[6][5][1] vec[4][27] i8");
+  // requant and relu are stages of the same unit, before its one write.
+  std::vector<Prim> prims;
+  for (const auto& n : u.nodes) prims.push_back(n.prim);
+  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Read, Prim::Mul, Prim::ReduceVec, Prim::RoundShift, Prim::Saturate,
+                                      Prim::Const, Prim::Max, Prim::Write}));
+  EXPECT_EQ(programResources(p).dsps, 4 * 27);
+}
+
+TEST(Lowering, WideRowsAreChunkedIntoSixtyFourLanes) {
+  // N = 3*3*16 = 144: K = 64 lanes, ceil(144/64) = 3 chunks accumulated, the last 48 lanes
+  // of the third chunk masked to 0.
+  Loaded m = loadDslText(R"(
+input  x : i8[4][4][16];
+weight w : i8[5][3][3][16];
+output o = conv(x, w);
+)");
+  Program p;
+  expectAgrees(m, 2, &p);
+  ASSERT_EQ(p.units.size(), 1u);
+  const Node& rx = p.units[0].nodes[0];
+  EXPECT_EQ(rx.type.str(), "stm[2][2][1][3] vec[5][64] i8");
+  EXPECT_FALSE(rx.addr.linear().has_value());  // the window is a mixed-radix index
+  EXPECT_EQ(programResources(p).dsps, 5 * 64);
+  bool accumulates = false;
+  for (const auto& n : p.units[0].nodes) accumulates |= n.prim == Prim::ReduceStm;
+  EXPECT_TRUE(accumulates);
+}
+
+TEST(Lowering, OperatorsAroundSkeletons) {
+  Loaded m = loadDslText(R"(
+input  x : i8[4][4][3];
+input  v : i8[12];
+weight w : i8[2][3][3][3];
+weight b : i32[2];
+weight f : i8[6][12];
+let c = bias(conv(pad(x, 1, 0, 2, 1, fill=0), w), b);
+let y = leaky_relu(c, 2);
+let z = max(sub(y, c), min(c, y));
+output o1 = requant(z, 3);
+output o2 = cast(add(shr(mv(f, v), 2), mv(f, v)), i16);
+output o3 = relu(transpose(maxpool(pad(requant(c, 2), 0, 1, 0, 1, fill=-128), 2, 1)));
+output o4 = flatten(transpose(requant(c, 1)));
+)");
+  expectAgrees(m, 9);
+  expectAgrees(m, 10);
+}
+
+TEST(Lowering, ElementwiseOnInputsAndBroadcastConstants) {
+  Loaded m = loadDslText(R"(
+input  x : i8[3][5];
+input  y : i16[3][5];
+output o1 = relu(x);
+output o2 = add(x, 3);
+output o3 = mul(x, y);
+output o4 = pad(x, 1);
+)");
+  Program p;
+  expectAgrees(m, 4, &p);
+  EXPECT_EQ(programResources(p).dsps, 0);  // an element-wise mul is a logic multiplier
+}
+
+TEST(Lowering, SharedLetsAreComputedOnce) {
+  Loaded m = loadDslText(R"(
+input  x : i8[4][6];
+weight w : i8[6][6];
+let q = requant(mm(x, w), 3);
+output o = requant(mm(q, q), 5);
+)");
+  Program p;
+  expectAgrees(m, 8, &p);
+  EXPECT_EQ(p.units.size(), 2u) << printProgram(p);
+}
+
+TEST(Lowering, RefusesWhatItDoesNotLower) {
+  ir::Context ctx;
+  const ir::Type* i8 = ctx.intType(8);
+  int64_t sh[] = {4, 8};
+  const ir::Type* mt = ctx.tensorType(sh, i8);
+  const ir::Term* a = ctx.input("a", mt);
+  const ir::Term* b = ctx.input("b", mt);
+  ir::Module mod;
+  mod.decls = {{"a", ir::Decl::Kind::Input, mt}, {"b", ir::Decl::Kind::Input, mt}};
+  mod.outputs = {{"o", ctx.op(ir::Op::ParallelPartialDot, {a, b}, {2, 2})}};
+  EXPECT_THROW(lowerModule(mod, ctx), LowerError);
+  // A let-bound design (App of a lambda) is refused rather than duplicated.
+  const ir::Term* f = ir::dotF(ctx, 4, 8, i8, i8, 4);
+  const ir::Term* use = ctx.app(ctx.app(ctx.var(0, f->type()), a), b);
+  mod.outputs = {{"o", ctx.app(ctx.lam(f->type(), use), f)}};
+  EXPECT_THROW(lowerModule(mod, ctx), LowerError);
+}
+
+TEST(Lowering, CycleEstimateCountsLinesAndStreams) {
+  Loaded m = loadDslText(kPaddedConv);
+  Program p = lowerModule(m.module, *m.ctx);
+  auto e = estimateCycles(p);
+  ASSERT_EQ(e.perUnit.size(), 1u);
+  // 30 output positions x 1 row group; the weight read is 4 x 27 x 8 = 864 bits per step,
+  // two 512-bit lines, so 60 cycles.
+  EXPECT_EQ(e.total, 60);
+}
+
+}  // namespace
+}  // namespace skeleshare::lower::test
