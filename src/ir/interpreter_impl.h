@@ -44,9 +44,17 @@ void convWindow(const Tensor& in, int64_t ks, int64_t y, int64_t x, int32_t* dst
 /// acc += x, elementwise, modulo 2^32 (acc and x are i32 tensors of the same shape).
 void addWrapped32(Tensor& acc, const Tensor& x);
 
-/// The dot product computed by a canonical dot lambda: ParallelDot (chunks = 1, result
-/// M) or ParallelPartialDot[P, C] (chunks = C, result M x C).
-struct DotKind {
+/// What a curried function value computes, when the fast paths can tell (interpreter_fast.cpp):
+///   Dot:  f(a: M x N)(b: M x N)        = row dots, out[m] = a[m] . b[m]
+///   Mv:   f(mat: M x N)(vec: N)        = mat * vec, out[m] = mat[m] . vec
+///   Conv: f(in: H x W x C)(wgt: O x KS x KS x C) = the valid convolution,
+///         out[y][x][o] = W2[o] . window(y, x)
+/// With partial = true the sums are cut into `chunks` chunks of N / chunks consecutive
+/// terms (N = the length of the summed vector; KS*KS*C for Conv) and the result has an
+/// extra innermost dimension of size `chunks` (ParallelPartialDot). All sums modulo 2^32.
+struct FnKind {
+  enum class Shape : uint8_t { Dot, Mv, Conv };
+  Shape shape = Shape::Dot;
   bool partial = false;
   int64_t chunks = 1;
 };
@@ -66,6 +74,8 @@ struct Interpreter::Impl {
   EvalOptions options;
   EvalStats stats;
   std::unordered_map<const Term*, Value> closedCache;
+  /// FnKind of closed lambda terms (recognition is a term walk; do it once per term).
+  std::unordered_map<const Term*, std::optional<FnKind>> kindCache;
   int depth = 0;
 
   Value eval(const Term* t, const Env& env);
@@ -81,14 +91,17 @@ struct Interpreter::Impl {
   /// The direct kernel for `t`, when fast paths are on and its function argument is
   /// canonical; nullopt means "use the generic path".
   std::optional<Value> tryFast(const Term* t, const std::vector<Value>& k);
+  /// The FnKind of a function value, or nullopt when it is not recognised.
+  std::optional<FnKind> kindOf(const Value& f);
 
  private:
   Value evalUncached(const Term* t, const Env& env);
   Value evalInput(const Term* t);
 };
 
-/// Canonical-function recognition (interpreter_fast.cpp).
-std::optional<DotKind> dotKindOf(const Value& f);  // \a.\b. ParallelDot / ParallelPartialDot
-std::optional<DotKind> mvKindOf(const Value& f);   // \m.\v. Mv(%1, %0, dot lambda)
+/// The FnKind of `\a.\b. s(%1, %0, f)` for a skeleton term `s` whose function argument
+/// has kind `f`, judged from the static types of s's children; nullopt unless the
+/// skeleton provably computes that kind for those shapes (interpreter_fast.cpp).
+std::optional<FnKind> wrapKind(const Term* s, const FnKind& f);
 
 }  // namespace skeleshare::ir

@@ -5,11 +5,14 @@
 // It implements docs/ir.md literally. Every skeleton has one generic implementation that
 // follows the documented equation (build the window, build repeat_M(vec), apply the
 // function argument through the one generic apply path). On top of that, "fast paths"
-// recognise function arguments that are literally the canonical dot-product lambdas
-// (\a.\b. ParallelDot[P](%1, %0), \a.\b. ParallelPartialDot[P, C](%1, %0)) or the
-// matrix-vector lambdas built around them (cMvF, pMvF) and compute the same numbers
-// with direct loops. They are equal to the generic path by construction (same sums
-// modulo 2^32, which is order independent) and tests compare both
+// recognise function arguments that compute a dot product, a matrix-vector product or a
+// convolution: the canonical dot lambdas (\a.\b. ParallelDot[P](%1, %0),
+// \a.\b. ParallelPartialDot[P, C](%1, %0), MergePartialSum around the latter), and the
+// lambdas that wrap a recognised function in a skeleton (\m.\v. Mv(%1, %0, dot), Conv,
+// ParallelConv, and the tiled and padded variants when their tiles cover the operands
+// exactly). They compute the same numbers with direct loops: each recognised form is
+// equal to the generic path by construction (same sums modulo 2^32, which is order
+// independent; see src/ir/interpreter_fast.cpp) and tests compare both
 // (EvalOptions::fastPaths = false disables them).
 //
 // Values: an integer tensor (rank 0 for a scalar), a closure (a Lam term plus the values
