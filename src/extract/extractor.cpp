@@ -45,6 +45,51 @@ class Encoding {
   size_t bools() const { return bools_; }
   size_t ints() const { return ints_; }
 
+  /// A cycle among the chosen nodes (their dense node indices), or empty.
+  std::vector<uint32_t> findCycle(const Selection& sel) const {
+    const size_t nc = p_.classes().size();
+    std::vector<uint8_t> state(nc, 0);
+    struct Frame {
+      uint32_t c;
+      size_t kid;
+    };
+    std::vector<Frame> stack{{p_.root(), 0}};
+    state[p_.root()] = 1;
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      int32_t n = sel.chosen[f.c];
+      const PNode& pn = p_.node(static_cast<uint32_t>(n));
+      if (f.kid < pn.kids.size()) {
+        uint32_t k = pn.kids[f.kid++];
+        if (state[k] == 1) {
+          std::vector<uint32_t> cycle;
+          for (size_t i = stack.size(); i-- > 0;) {
+            cycle.push_back(static_cast<uint32_t>(sel.chosen[stack[i].c]));
+            if (stack[i].c == k) break;
+          }
+          return cycle;
+        }
+        if (state[k] == 0 && sel.chosen[k] >= 0) {
+          state[k] = 1;
+          stack.push_back({k, 0});
+        }
+        continue;
+      }
+      state[f.c] = 2;
+      stack.pop_back();
+    }
+    return {};
+  }
+
+  /// Forbids selecting all the nodes of a cycle together (lazy acyclicity).
+  void blockCycle(const std::vector<uint32_t>& cycle) {
+    z3::expr_vector lits(ctx_);
+    for (uint32_t n : cycle) lits.push_back(!selN_[n]);
+    s_.add(z3::mk_or(lits));
+    ++cuts_;
+  }
+  size_t cuts() const { return cuts_; }
+
   /// The design in the solver's current model.
   Selection selection() {
     z3::model m = s_.get_model();
@@ -155,6 +200,10 @@ class Encoding {
       }
       std::string id = std::to_string(pc.id);
       t_[c] = intVar("t" + id);
+      // Every finite term of the class takes at least its least tree time. Valid for every
+      // design, it also makes cycles whose time multiplies (pad up, then tile down) infeasible
+      // instead of free, so the lazy cycle cuts are rarely needed.
+      if (p_.minTime()[c] > 0) s_.add(t_[c] >= num(p_.minTime()[c]));
       if (pc.mayUseDsp) d_[c] = intVar("d" + id);
       if (pc.mayUseConvUnit) u_[c] = intVar("u" + id);
       if (pc.shareable) {
@@ -209,7 +258,7 @@ class Encoding {
         const PClass& kc = p_.cls(k);
         if (kc.free || kc.absorbed) continue;  // absorbed: selected with this very node
         s_.add(z3::implies(selN_[n], selC_[k]));
-        if (pc.scc >= 0 && kc.scc == pc.scc) {
+        if (!opts_.lazyAcyclicity && pc.scc >= 0 && kc.scc == pc.scc) {
           s_.add(z3::implies(selN_[n], label(pn.cls) < label(k)));
         }
       }
@@ -292,7 +341,7 @@ class Encoding {
   std::optional<z3::expr> dTotal_, uTotal_;
   std::map<std::vector<uint32_t>, z3::expr> maxMemo_;
   std::map<uint32_t, z3::expr> labels_;
-  size_t bools_ = 0, ints_ = 0;
+  size_t bools_ = 0, ints_ = 0, cuts_ = 0;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -311,7 +360,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   };
 
   ExtractResult r;
-  r.lowerBound = p.minTime()[p.root()];
+  r.lowerBound = timeLowerBound(p, opts.maxConvUnits);
   bool have = false;
   auto gapText = [&]() -> std::string {
     if (!have) return "";
@@ -334,6 +383,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   };
 
   say(fmt::format("problem: {}", p.stats().str()));
+  say(fmt::format("lower bound: {} cycles", r.lowerBound));
   if (opts.greedyWarmStart) {
     GreedyResult g = greedyExtract(p, opts.dspBudget, opts.maxConvUnits, std::max(1.0, opts.timeoutSeconds / 10));
     r.greedyFound = g.found;
@@ -353,22 +403,36 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   z3::solver& s = enc.solver();
   z3::context& ctx = enc.ctx();
 
+  // One query; a model whose chosen nodes form a cycle gets that cycle forbidden and the
+  // query is repeated (lazy acyclicity), so a sat answer always has an acyclic design.
+  std::optional<Selection> model;
   auto check = [&](const std::vector<z3::expr>& assumptions, uint64_t rlimit) {
-    z3::params params(ctx);
-    params.set("timeout", remainingMs());
-    params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, 4000000000u)));
-    s.set(params);
     z3::expr_vector a(ctx);
     for (const auto& e : assumptions) a.push_back(e);
-    ++r.queries;
-    return s.check(a);
+    for (;;) {
+      z3::params params(ctx);
+      params.set("timeout", remainingMs());
+      params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, 4000000000u)));
+      s.set(params);
+      ++r.queries;
+      z3::check_result res = s.check(a);
+      model.reset();
+      if (res != z3::sat) return res;
+      Selection sel = enc.selection();
+      std::vector<uint32_t> cycle = enc.findCycle(sel);
+      if (cycle.empty()) {
+        model = std::move(sel);
+        return res;
+      }
+      enc.blockCycle(cycle);
+    }
   };
   const std::vector<z3::expr> limits{enc.budgetLiteral(), enc.convLiteral()};
 
   if (!have) {
     z3::check_result res = check(limits, 0);
     if (res == z3::sat) {
-      accept(enc.selection(), "solver");
+      accept(std::move(*model), "solver");
       if (!have) throw std::logic_error("the solver's first design does not evaluate within the limits");
     } else if (res == z3::unknown) {
       r.status = Status::TimeoutNoSolution;
@@ -397,7 +461,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
         return {exact && lo >= hi ? hi : lo, exact && lo >= hi};
       };
       auto designValue = [&](int dim) {
-        Selection sel = enc.selection();
+        Selection sel = *model;
         Evaluation e = evaluate(p, sel);
         return e.valid ? e.total[dim] : kCostCap;
       };
@@ -455,8 +519,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     s.push();
     s.add(enc.rootTime() <= ctx.int_val(q));
     z3::check_result res = check({}, last ? 0 : opts.queryRlimit);
-    std::optional<Selection> found;
-    if (res == z3::sat) found = enc.selection();
+    std::optional<Selection> found = model;
     s.pop();
     if (res == z3::sat) {
       if (!accept(std::move(*found), "solver"))
@@ -480,6 +543,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   r.optimal = r.lowerBound >= r.evaluation.time();
   if (r.optimal) r.lowerBound = r.evaluation.time();
   r.seconds = elapsed();
+  r.cycleCuts = enc.cuts();
   r.message = r.optimal ? "proven optimal"
                         : fmt::format("timeout after {:.1f} s: best design not proven optimal (lower bound {} cycles)",
                                       r.seconds, r.lowerBound);

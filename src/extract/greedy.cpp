@@ -30,33 +30,38 @@ std::vector<uint8_t> reachableFrom(const Problem& p, uint32_t k) {
   return mark;
 }
 
-/// One greedy pass; `allowedConv` empty = every convolution unit allowed.
-Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allowedConv) {
+/// One greedy pass. `allowedConv` empty = every convolution unit allowed, else only in the
+/// marked classes. A child marked in `amortise` is costed as shared (T + 5, no DSPs).
+Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allowedConv,
+               const std::vector<uint8_t>& amortise) {
   const size_t nc = p.classes().size();
   std::vector<double> score(nc, kInf);
   std::vector<int64_t> t(nc, 0), d(nc, 0);
   Selection sel;
   sel.chosen.assign(nc, -1);
   sel.shared.assign(nc, 0);
+  std::vector<int64_t> kt, kd;
   for (int sweep = 0; sweep < 10000; ++sweep) {
     bool changed = false;
     for (uint32_t c = 0; c < nc; ++c) {
       for (uint32_t n : p.cls(c).nodes) {
         const PNode& pn = p.node(n);
         if (!allowedConv.empty() && isConvUnit(pn.op) && !allowedConv[c]) continue;
-        std::vector<int64_t> kt, kd;
+        kt.clear();
+        kd.clear();
         bool ok = true;
         for (uint32_t k : pn.kids) {
           if (score[k] == kInf) {
             ok = false;
             break;
           }
-          bool sh = p.cls(k).shareable;
+          bool sh = amortise[k];
           kt.push_back(sh ? satAdd(t[k], kCommunicationCost) : t[k]);
           kd.push_back(sh ? 0 : d[k]);
         }
         if (!ok) continue;
-        int64_t nt = pn.cost.dim[kTime].evaluate(kt), nd = pn.cost.dim[kDsp].evaluate(kd);
+        int64_t nt = pn.cost.dim[kTime].evaluate(kt);
+        int64_t nd = lambda == 0 ? 0 : pn.cost.dim[kDsp].evaluate(kd);
         double s = static_cast<double>(nt) + lambda * static_cast<double>(nd);
         if (s < score[c]) {
           score[c] = s;
@@ -69,8 +74,18 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
     }
     if (!changed) break;
   }
-  for (uint32_t c = 0; c < nc; ++c) sel.shared[c] = p.cls(c).shareable ? 1 : 0;
+  for (uint32_t c = 0; c < nc; ++c) sel.shared[c] = amortise[c];
   return sel;
+}
+
+/// Least tree time of the root when convolution units are allowed only in `allowed`
+/// (sharing ignored: it only adds time).
+int64_t treeMinTime(const Problem& p, const std::vector<uint8_t>& allowed) {
+  std::vector<uint8_t> none(p.classes().size(), 0);
+  Selection s = pass(p, 0.0, allowed, none);
+  if (s.chosen[p.root()] < 0) return kCostCap;
+  Evaluation e = evaluate(p, s);
+  return e.valid ? e.time() : 0;  // a cyclic choice: no bound from this candidate
 }
 
 }  // namespace
@@ -79,20 +94,31 @@ GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvU
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   GreedyResult best;
-  // Candidate convolution units: none (everything allowed), then every shareable class
-  // from which a convolution unit is reachable.
-  std::vector<std::vector<uint8_t>> units{{}};
-  for (uint32_t c = 0; c < p.classes().size(); ++c) {
+  const size_t nc = p.classes().size();
+  // Candidates: (allowed convolution classes, classes costed as shared). First everything
+  // allowed with every shareable class amortised, then each candidate unit K with (a) only
+  // K shared and (b) every shareable class amortised.
+  std::vector<uint8_t> allShareable(nc, 0);
+  for (uint32_t c = 0; c < nc; ++c) allShareable[c] = p.cls(c).shareable ? 1 : 0;
+  struct Candidate {
+    std::vector<uint8_t> allowed, amortise;
+  };
+  std::vector<Candidate> cands{{{}, allShareable}};
+  for (uint32_t c = 0; c < nc; ++c) {
     if (!p.cls(c).shareable || !p.cls(c).mayUseConvUnit) continue;
-    units.push_back(reachableFrom(p, c));
+    std::vector<uint8_t> only(nc, 0);
+    only[c] = 1;
+    std::vector<uint8_t> reach = reachableFrom(p, c);
+    cands.push_back({reach, only});
+    cands.push_back({reach, allShareable});
   }
   std::vector<double> lambdas{0.0};
   for (int k = -3; k <= 8; ++k) lambdas.push_back(std::pow(4.0, k));
-  for (const auto& allowed : units) {
+  for (const auto& cand : cands) {
     for (double lambda : lambdas) {
       if (best.candidates > 0 && elapsed() > maxSeconds) break;
       ++best.candidates;
-      Selection sel = pass(p, lambda, allowed);
+      Selection sel = pass(p, lambda, cand.allowed, cand.amortise);
       if (sel.chosen[p.root()] < 0) continue;
       Evaluation e = evaluate(p, sel);
       if (!checkLimits(e, dspBudget, maxConvUnits).empty()) continue;
@@ -107,6 +133,30 @@ GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvU
   }
   best.seconds = elapsed();
   return best;
+}
+
+int64_t timeLowerBound(const Problem& p, int64_t maxConvUnits) {
+  const size_t nc = p.classes().size();
+  int64_t plain = p.minTime()[p.root()];
+  if (maxConvUnits >= 2) return plain;
+  // With at most one convolution unit, a design has no convolution node, or exactly one
+  // instance of one: in place, or in the one shared unit that contains it. Either way every
+  // convolution it computes goes through the convolution nodes of a single class B. The
+  // least tree time with convolution nodes allowed only in B, minimised over B, bounds every
+  // such design from below (sharing only adds time).
+  int64_t lb = treeMinTime(p, std::vector<uint8_t>(nc, 0));
+  if (maxConvUnits == 1) {
+    for (uint32_t c = 0; c < nc; ++c) {
+      bool hasConv = false;
+      for (uint32_t n : p.cls(c).nodes) hasConv |= isConvUnit(p.node(n).op);
+      if (!hasConv) continue;
+      std::vector<uint8_t> only(nc, 0);
+      only[c] = 1;
+      lb = std::min(lb, treeMinTime(p, only));
+      if (lb <= plain) return plain;
+    }
+  }
+  return std::max(lb, plain);
 }
 
 }  // namespace skeleshare::extract

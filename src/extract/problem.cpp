@@ -16,9 +16,11 @@ using namespace cost;
 
 std::string ProblemStats::str() const {
   return fmt::format(
-      "e-graph {} nodes / {} classes; reachable {} / {}; dropped {} unextractable and {} dominated nodes; "
+      "e-graph {} nodes / {} classes; reachable {} / {}; dropped {} unextractable, {} self-dependent, {} "
+      "dominated and {} excluded conv nodes; "
       "kept {} nodes / {} classes ({} free, {} absorbed, {} shareable, {} on cycles)",
-      egraphNodes, egraphClasses, reachableNodes, reachableClasses, unextractableNodes, dominatedNodes, nodes,
+      egraphNodes, egraphClasses, reachableNodes, reachableClasses, unextractableNodes, selfDependentNodes,
+      dominatedNodes, excludedConvNodes, nodes,
       classes, freeClasses, absorbedClasses, shareableClasses, cyclicClasses);
 }
 
@@ -84,6 +86,10 @@ void Problem::build(ClassId root) {
   stats_.reachableClasses = reach.size();
   for (ClassId c : reach) stats_.reachableNodes += g.eclass(c).nodes.size();
 
+  const ClassId onlyConv = opts_.onlyConvClass == egraph::kNoClass ? egraph::kNoClass : g.find(opts_.onlyConvClass);
+  auto excluded = [&](NodeId n) {
+    return onlyConv != egraph::kNoClass && cost::isConvUnit(g.node(n).op()) && g.find(n) != onlyConv;
+  };
   // 2. Extractable classes: some node whose children are all extractable (worklist over
   //    the number of not-yet-extractable children of each node).
   std::vector<uint8_t> ext(g.idCount(), 0);
@@ -93,6 +99,7 @@ void Problem::build(ClassId root) {
     std::deque<ClassId> work;
     for (ClassId c : reach) {
       for (NodeId n : g.eclass(c).nodes) {
+        if (excluded(n)) continue;
         auto kids = g.node(n).children();
         missing[n] = static_cast<uint32_t>(kids.size());
         for (ClassId k : kids) users[g.find(k)].push_back(n);
@@ -116,7 +123,11 @@ void Problem::build(ClassId root) {
       }
     }
   }
-  if (!ext[root]) throw std::runtime_error("the root class has no finite term");
+  if (!ext[root]) {
+    if (onlyConv == egraph::kNoClass) throw std::runtime_error("the root class has no finite term");
+    feasible_ = false;
+    return;
+  }
 
   // 3. Keep extractable nodes; compute their costs; drop dominated ones.
   auto nodeExtractable = [&](NodeId n) {
@@ -130,6 +141,10 @@ void Problem::build(ClassId root) {
   std::map<NodeId, NodeCost> costs;
   for (ClassId c : reach) {
     for (NodeId n : g.eclass(c).nodes) {
+      if (excluded(n)) {
+        ++stats_.excludedConvNodes;
+        continue;
+      }
       if (!nodeExtractable(n)) {
         ++stats_.unextractableNodes;
         continue;
@@ -172,6 +187,76 @@ void Problem::build(ClassId root) {
         else keep.push_back(v[i]);
       }
       v = std::move(keep);
+    }
+  }
+
+  // 3b. Drop nodes that cannot avoid their own class: a child with no finite term that
+  //     avoids the node's class (e.g. PaddedConvHW(%1, %0, \\. \\. <the same class>), the
+  //     padding of a convolution to its own size). No design can contain such a node, and
+  //     these zero-cost cycles would otherwise dominate the solver's work.
+  {
+    std::vector<uint32_t> stamp(g.idCount(), 0), extStamp(g.idCount(), 0);
+    std::vector<uint32_t> missing;  // per visited node, not-yet-extractable children
+    uint32_t round = 0;
+    for (ClassId c : reach) {
+      if (keptNodes[c].empty()) continue;
+      ++round;
+      // Descendants of c through kept nodes.
+      std::vector<ClassId> desc;
+      for (NodeId n : keptNodes[c])
+        for (ClassId k : g.node(n).children()) {
+          ClassId kc = g.find(k);
+          if (stamp[kc] != round) {
+            stamp[kc] = round;
+            desc.push_back(kc);
+          }
+        }
+      for (size_t i = 0; i < desc.size(); ++i)
+        for (NodeId n : keptNodes[desc[i]])
+          for (ClassId k : g.node(n).children()) {
+            ClassId kc = g.find(k);
+            if (stamp[kc] != round) {
+              stamp[kc] = round;
+              desc.push_back(kc);
+            }
+          }
+      if (stamp[c] != round) continue;  // c is on no cycle
+      // Extractable without c, over the descendants (fixpoint by sweeps in reverse
+      // discovery order, which is mostly children first).
+      auto extOk = [&](ClassId k) { return extStamp[k] == round; };
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = desc.size(); i-- > 0;) {
+          ClassId d = desc[i];
+          if (d == c || extOk(d)) continue;
+          for (NodeId n : keptNodes[d]) {
+            bool ok = true;
+            for (ClassId k : g.node(n).children()) {
+              ClassId kc = g.find(k);
+              if (kc == c || !extOk(kc)) {
+                ok = false;
+                break;
+              }
+            }
+            if (ok) {
+              extStamp[d] = round;
+              changed = true;
+              break;
+            }
+          }
+        }
+      }
+      std::vector<NodeId> keep;
+      for (NodeId n : keptNodes[c]) {
+        bool ok = true;
+        for (ClassId k : g.node(n).children()) {
+          ClassId kc = g.find(k);
+          if (kc == c || !extOk(kc)) ok = false;
+        }
+        if (ok) keep.push_back(n);
+        else ++stats_.selfDependentNodes;
+      }
+      keptNodes[c] = std::move(keep);
     }
   }
 

@@ -34,6 +34,9 @@ struct ExtractOptions {
   bool greedyWarmStart = true;
   /// Z3 resource units per query before it counts as inconclusive (deterministic); 0 = none.
   uint64_t queryRlimit = 20'000'000;
+  /// Acyclicity by forbidding the cycles that appear in models (true) or by integer labels
+  /// on the classes of every cycle of the e-graph (false).
+  bool lazyAcyclicity = true;
   /// Called with one line of progress (no newline) at every event; null = quiet.
   std::function<void(const std::string&)> progress;
 };
@@ -60,6 +63,7 @@ struct ExtractResult {
   double seconds = 0, secondsToBest = 0;
   size_t queries = 0;
   size_t encodedBools = 0, encodedInts = 0;
+  size_t cycleCuts = 0;  // cycles forbidden lazily
 };
 
 ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts);

@@ -27,4 +27,9 @@ struct GreedyResult {
 GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvUnits,
                            double maxSeconds = 30.0);
 
+/// A lower bound on the time of every design with at most `maxConvUnits` convolution units
+/// (any DSP budget): the least tree time, and with a limit of 0 or 1 unit the least over the
+/// ways of placing that unit (docs/extraction.md, "Lower bounds").
+int64_t timeLowerBound(const Problem& p, int64_t maxConvUnits);
+
 }  // namespace skeleshare::extract

@@ -23,6 +23,9 @@ struct ProblemOptions {
   /// Drop dominated nodes and absorb single-parent classes (off only to test that
   /// shrinking does not change the optimum).
   bool shrink = true;
+  /// When set, hardware convolution nodes (cost::isConvUnit) are kept only in this e-graph
+  /// class: the sub-problem of the designs whose one convolution unit lies there.
+  egraph::ClassId onlyConvClass = egraph::kNoClass;
 };
 
 struct PNode {
@@ -57,7 +60,9 @@ struct ProblemStats {
   size_t egraphNodes = 0, egraphClasses = 0;
   size_t reachableNodes = 0, reachableClasses = 0;
   size_t unextractableNodes = 0;
+  size_t excludedConvNodes = 0;  // outside ProblemOptions::onlyConvClass
   size_t dominatedNodes = 0;
+  size_t selfDependentNodes = 0;  // need their own class: on every path a cycle
   size_t nodes = 0, classes = 0;  // kept
   size_t freeClasses = 0, absorbedClasses = 0, shareableClasses = 0, cyclicClasses = 0;
   std::string str() const;
@@ -66,11 +71,13 @@ struct ProblemStats {
 class Problem {
  public:
   /// `g` must be clean and outlive the problem. Throws std::runtime_error when the root
-  /// has no finite term.
+  /// has no finite term (unless onlyConvClass excluded every way: then feasible() is false
+  /// and the problem is empty).
   Problem(const egraph::EGraph& g, const cost::CostModel& model, egraph::ClassId root,
           const ProblemOptions& opts = {});
 
   const egraph::EGraph& egraph() const { return *g_; }
+  bool feasible() const { return feasible_; }
   const cost::CostModel& model() const { return *model_; }
   const ProblemOptions& options() const { return opts_; }
   uint32_t root() const { return root_; }
@@ -96,6 +103,7 @@ class Problem {
   std::vector<uint32_t> index_;  // by e-graph class id
   std::vector<int64_t> minTime_;
   ProblemStats stats_;
+  bool feasible_ = true;
 };
 
 }  // namespace skeleshare::extract
