@@ -383,6 +383,17 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   };
 
   say(fmt::format("problem: {}", p.stats().str()));
+  if (r.lowerBound >= kCostCap) {
+    // No single class can hold every convolution (timeLowerBound): infeasible outright.
+    r.status = Status::NoSolution;
+    r.message = fmt::format(
+        "no design has at most {} convolution unit{}: no single convolution function of the e-graph can serve "
+        "every convolution of the program",
+        opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s");
+    r.seconds = elapsed();
+    say(r.message);
+    return r;
+  }
   say(fmt::format("lower bound: {} cycles", r.lowerBound));
   if (opts.greedyWarmStart) {
     GreedyResult g = greedyExtract(p, opts.dspBudget, opts.maxConvUnits, std::max(1.0, opts.timeoutSeconds / 10));
