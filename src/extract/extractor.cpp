@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 #include <z3++.h>
@@ -18,6 +19,17 @@ const char* statusName(Status s) {
     case Status::Ok: return "ok";
     case Status::NoSolution: return "no_solution";
     case Status::TimeoutNoSolution: return "timeout_no_solution";
+  }
+  return "?";
+}
+
+const char* limitName(Limit s) {
+  switch (s) {
+    case Limit::None: return "none";
+    case Limit::Effort: return "effort";
+    case Limit::Timeout: return "timeout";
+    case Limit::QueryCap: return "query_cap";
+    case Limit::Solver: return "solver";
   }
   return "?";
 }
@@ -43,6 +55,15 @@ class Encoding {
   const z3::expr& totalDsps() const { return *dTotal_; }
   const z3::expr& totalConvUnits() const { return *uTotal_; }
   size_t bools() const { return bools_; }
+  /// Z3 resource units spent so far in this context (deterministic).
+  uint64_t rlimitCount() {
+    z3::stats st = s_.statistics();
+    for (unsigned i = 0; i < st.size(); ++i) {
+      if (st.key(i) != "rlimit count") continue;
+      return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+    }
+    return 0;
+  }
   size_t ints() const { return ints_; }
 
   /// A cycle among the chosen nodes (their dense node indices), or empty.
@@ -351,15 +372,36 @@ using Clock = std::chrono::steady_clock;
 ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const bool timed = opts.timeoutSeconds > 0 && std::isfinite(opts.timeoutSeconds);
+  auto timeUp = [&] { return timed && elapsed() >= opts.timeoutSeconds; };
   auto remainingMs = [&]() -> unsigned {
+    if (!timed) return 4294967295u;  // Z3: no timeout
     double r = opts.timeoutSeconds - elapsed();
     return r <= 0 ? 1u : static_cast<unsigned>(std::min(r * 1000.0, 4.0e9));
   };
+  ExtractResult r;
+  constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
+  uint64_t z3Spent = 0;
+  auto spent = [&] { return r.greedySteps / kGreedyStepsPerEffort + z3Spent; };
+  auto effortLeft = [&]() -> uint64_t {
+    if (opts.effort == 0) return kUnlimited;
+    return opts.effort > spent() ? opts.effort - spent() : 0;
+  };
+  // What stopped the search, in words; deterministic unless it was the timeout.
+  auto limitText = [&]() -> std::string {
+    switch (r.stoppedBy) {
+      case Limit::Effort: return fmt::format("effort limit of {} reached", opts.effort);
+      case Limit::Timeout: return fmt::format("timeout after {:.1f} s", elapsed());
+      case Limit::QueryCap: return fmt::format("query cap of {} reached", opts.maxQueries);
+      case Limit::Solver: return "the solver gave up on a query";
+      case Limit::None: break;
+    }
+    return "search incomplete";
+  };
   auto say = [&](const std::string& line) {
-    if (opts.progress) opts.progress(fmt::format("[{:7.2f}s] {}", elapsed(), line));
+    if (opts.progress) opts.progress(fmt::format("[{:7.2f}s] [effort {:>11}] {}", elapsed(), spent(), line));
   };
 
-  ExtractResult r;
   r.lowerBound = timeLowerBound(p, opts.maxConvUnits);
   bool have = false;
   auto gapText = [&]() -> std::string {
@@ -377,7 +419,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     r.selection = std::move(sel);
     r.evaluation = std::move(e);
     r.secondsToBest = elapsed();
-    r.improvements.push_back({r.secondsToBest, r.evaluation.time(), r.evaluation.dsps(), source});
+    r.improvements.push_back({r.secondsToBest, spent(), r.evaluation.time(), r.evaluation.dsps(), source});
     say(fmt::format("{}: {} cycles, {} DSPs{}", source, r.evaluation.time(), r.evaluation.dsps(), gapText()));
     return true;
   };
@@ -391,12 +433,20 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
         "every convolution of the program",
         opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s");
     r.seconds = elapsed();
+    r.effortSpent = spent();
     say(r.message);
     return r;
   }
   say(fmt::format("lower bound: {} cycles", r.lowerBound));
   if (opts.greedyWarmStart) {
-    GreedyResult g = greedyExtract(p, opts.dspBudget, opts.maxConvUnits, std::max(1.0, opts.timeoutSeconds / 10));
+    GreedyLimits gl;
+    if (opts.effort > 0) gl.maxSteps = std::max<uint64_t>(1, opts.effort / 10) * kGreedyStepsPerEffort;
+    if (timed) gl.maxSeconds = std::max(1.0, opts.timeoutSeconds / 10);
+    GreedyResult g = greedyExtract(p, opts.dspBudget, opts.maxConvUnits, gl);
+    r.greedySteps = g.steps;
+    if (g.candidates < g.totalCandidates)
+      say(fmt::format("greedy: stopped by its {} share after {} of {} candidates", g.stepsExhausted ? "effort" : "time",
+                      g.candidates, g.totalCandidates));
     r.greedyFound = g.found;
     if (g.found) {
       r.greedyTime = g.evaluation.time();
@@ -417,17 +467,33 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   // One query; a model whose chosen nodes form a cycle gets that cycle forbidden and the
   // query is repeated (lazy acyclicity), so a sat answer always has an acyclic design.
   std::optional<Selection> model;
+  // `rlimit` 0 = only the effort left. An unknown answer caused by a global limit sets
+  // `r.stoppedBy`; one caused by the query's own `rlimit` leaves it None.
   auto check = [&](const std::vector<z3::expr>& assumptions, uint64_t rlimit) {
     z3::expr_vector a(ctx);
     for (const auto& e : assumptions) a.push_back(e);
     for (;;) {
+      model.reset();
+      if (timeUp()) r.stoppedBy = Limit::Timeout;
+      else if (effortLeft() == 0) r.stoppedBy = Limit::Effort;
+      else if (opts.maxQueries > 0 && r.queries >= opts.maxQueries) r.stoppedBy = Limit::QueryCap;
+      if (r.stoppedBy != Limit::None) return z3::unknown;
+      uint64_t left = effortLeft();
+      uint64_t limit = rlimit == 0 ? left : std::min(rlimit, left);
+      bool byEffort = limit == left;
+      constexpr uint64_t kMaxRlimit = 4'000'000'000u;  // Z3's rlimit parameter is 32-bit
       z3::params params(ctx);
       params.set("timeout", remainingMs());
-      params.set("rlimit", static_cast<unsigned>(std::min<uint64_t>(rlimit, 4000000000u)));
+      params.set("rlimit", limit == kUnlimited ? 0u : static_cast<unsigned>(std::min(limit, kMaxRlimit)));
       s.set(params);
       ++r.queries;
       z3::check_result res = s.check(a);
-      model.reset();
+      z3Spent = enc.rlimitCount();
+      if (res == z3::unknown) {
+        if (timeUp()) r.stoppedBy = Limit::Timeout;
+        else if (byEffort && limit != kUnlimited) r.stoppedBy = limit > kMaxRlimit ? Limit::Solver : Limit::Effort;
+        else if (rlimit == 0) r.stoppedBy = Limit::Solver;
+      }
       if (res != z3::sat) return res;
       Selection sel = enc.selection();
       std::vector<uint32_t> cycle = enc.findCycle(sel);
@@ -447,9 +513,10 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       if (!have) throw std::logic_error("the solver's first design does not evaluate within the limits");
     } else if (res == z3::unknown) {
       r.status = Status::TimeoutNoSolution;
-      r.message = fmt::format("no design found within {} s (the solver neither found one nor proved that none fits)",
-                              opts.timeoutSeconds);
+      r.message = fmt::format("no design found: {} (the solver neither found one nor proved that none fits)",
+                              limitText());
       r.seconds = elapsed();
+      r.effortSpent = spent();
       say(r.message);
       return r;
     } else {
@@ -459,7 +526,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
                           int64_t hi) -> std::pair<int64_t, bool> {
         int64_t lo = 0;
         bool exact = true;
-        while (lo < hi && elapsed() < opts.timeoutSeconds) {
+        while (lo < hi) {
           int64_t mid = lo + (hi - lo) / 2;
           s.push();
           s.add(quantity <= ctx.int_val(mid));
@@ -478,7 +545,8 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       };
       std::string dspPart, convPart;
       bool dspOk = false, convOk = false;
-      if (check({enc.convLiteral()}, 0) == z3::sat) {
+      z3::check_result convRes = check({enc.convLiteral()}, 0);
+      if (convRes == z3::sat) {
         convOk = true;
         auto [need, exact] = minimise(enc.totalDsps(), {enc.convLiteral()}, designValue(kDsp));
         dspPart = fmt::format("no design fits {} DSPs: the smallest design{} needs {}{}", opts.dspBudget,
@@ -489,8 +557,8 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       }
       if (check({enc.budgetLiteral()}, 0) == z3::sat) dspOk = true;
       if (!convOk) {
-        std::string dspNote;
-        if (check({}, 0) == z3::sat) {
+        z3::check_result anyRes = convRes == z3::unsat ? check({}, 0) : z3::unknown;
+        if (anyRes == z3::sat) {
           int64_t unitsHi = designValue(kConvUnits), dspHi = designValue(kDsp);
           auto [units, exactU] = minimise(enc.totalConvUnits(), {}, unitsHi);
           auto [need, exactD] = minimise(enc.totalDsps(), {}, dspHi);
@@ -499,13 +567,18 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
               "all use one shared unit); without that limit the smallest design needs {}{} DSPs",
               opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s", exactU ? "" : "at least ", units,
               exactD ? "" : "at least ", need);
-        } else {
+        } else if (anyRes == z3::unsat) {
           convPart = "the e-graph has no well-formed design";
+        } else {
+          convPart = fmt::format(
+              "no design fits all the limits, and which one fails is undetermined: {} during the diagnosis",
+              limitText());
         }
       }
       r.message = !convOk ? convPart : dspPart;
       if (convOk && dspOk) r.message += " (each limit can be met alone, not both)";
       r.seconds = elapsed();
+      r.effortSpent = spent();
       say(r.message);
       return r;
     }
@@ -518,7 +591,6 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   double frac = 0.5;
   int64_t boundAdded = -1;
   while (r.lowerBound < r.evaluation.time()) {
-    if (elapsed() >= opts.timeoutSeconds) break;
     int64_t hi = r.evaluation.time();
     if (boundAdded != hi) {
       s.add(enc.rootTime() <= ctx.int_val(hi - 1));
@@ -541,8 +613,9 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       s.add(enc.rootTime() >= ctx.int_val(r.lowerBound));
       say(fmt::format("no design within {} cycles{}", q, gapText()));
     } else {
-      if (last || elapsed() >= opts.timeoutSeconds) {
-        say(fmt::format("query for <= {} cycles inconclusive; stopping", q));
+      if (last || r.stoppedBy != Limit::None) {
+        if (r.stoppedBy == Limit::None) r.stoppedBy = Limit::Solver;
+        say(fmt::format("query for <= {} cycles inconclusive ({}); stopping", q, limitText()));
         break;
       }
       say(fmt::format("query for <= {} cycles inconclusive; trying closer to the best design", q));
@@ -554,10 +627,13 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   r.optimal = r.lowerBound >= r.evaluation.time();
   if (r.optimal) r.lowerBound = r.evaluation.time();
   r.seconds = elapsed();
+  r.effortSpent = spent();
   r.cycleCuts = enc.cuts();
+  if (r.optimal) r.stoppedBy = Limit::None;
+  r.effortSpent = spent();
   r.message = r.optimal ? "proven optimal"
-                        : fmt::format("timeout after {:.1f} s: best design not proven optimal (lower bound {} cycles)",
-                                      r.seconds, r.lowerBound);
+                        : fmt::format("{}: best design not proven optimal (lower bound {} cycles)", limitText(),
+                                      r.lowerBound);
   say(fmt::format("done: {} cycles, {} DSPs, {}", r.evaluation.time(), r.evaluation.dsps(), r.message));
   return r;
 }

@@ -33,7 +33,7 @@ std::vector<uint8_t> reachableFrom(const Problem& p, uint32_t k) {
 /// One greedy pass. `allowedConv` empty = every convolution unit allowed, else only in the
 /// marked classes. A child marked in `amortise` is costed as shared (T + 5, no DSPs).
 Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allowedConv,
-               const std::vector<uint8_t>& amortise) {
+               const std::vector<uint8_t>& amortise, uint64_t* steps = nullptr) {
   const size_t nc = p.classes().size();
   std::vector<double> score(nc, kInf);
   std::vector<int64_t> t(nc, 0), d(nc, 0);
@@ -46,6 +46,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
     for (uint32_t c = 0; c < nc; ++c) {
       for (uint32_t n : p.cls(c).nodes) {
         const PNode& pn = p.node(n);
+        if (steps) ++*steps;
         if (!allowedConv.empty() && isConvUnit(pn.op) && !allowedConv[c]) continue;
         kt.clear();
         kd.clear();
@@ -90,7 +91,7 @@ int64_t treeMinTime(const Problem& p, const std::vector<uint8_t>& allowed) {
 
 }  // namespace
 
-GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvUnits, double maxSeconds) {
+GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvUnits, const GreedyLimits& limits) {
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   GreedyResult best;
@@ -114,11 +115,16 @@ GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvU
   }
   std::vector<double> lambdas{0.0};
   for (int k = -3; k <= 8; ++k) lambdas.push_back(std::pow(4.0, k));
+  best.totalCandidates = cands.size() * lambdas.size();
   for (const auto& cand : cands) {
     for (double lambda : lambdas) {
-      if (best.candidates > 0 && elapsed() > maxSeconds) break;
+      if (best.candidates > 0) {
+        best.stepsExhausted = limits.maxSteps > 0 && best.steps >= limits.maxSteps;
+        best.timedOut = !best.stepsExhausted && limits.maxSeconds > 0 && elapsed() > limits.maxSeconds;
+        if (best.stepsExhausted || best.timedOut) break;
+      }
       ++best.candidates;
-      Selection sel = pass(p, lambda, cand.allowed, cand.amortise);
+      Selection sel = pass(p, lambda, cand.allowed, cand.amortise, &best.steps);
       if (sel.chosen[p.root()] < 0) continue;
       Evaluation e = evaluate(p, sel);
       if (!checkLimits(e, dspBudget, maxConvUnits).empty()) continue;
@@ -130,6 +136,7 @@ GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvU
         best.evaluation = std::move(e);
       }
     }
+    if (best.stepsExhausted || best.timedOut) break;
   }
   best.seconds = elapsed();
   return best;

@@ -1,15 +1,19 @@
 // Every small benchmark, saturated with the real rule set and extracted at several DSP
 // budgets: the outlined design verifies, costs what the extractor predicted, stays within
-// the budget, and evaluates exactly like the source program.
+// the budget, and evaluates exactly like the source program. The searches are bounded by
+// effort (a deterministic work count), never by the wall clock, so the tests take the same
+// path on an idle and on a loaded machine.
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "skeleshare/extract/extractor.h"
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/frontend/frontend.h"
 #include "skeleshare/ir/interpreter.h"
+#include "skeleshare/ir/printer.h"
 #include "skeleshare/rules/saturate.h"
 
 using namespace skeleshare;
@@ -17,23 +21,57 @@ using namespace skeleshare::extract;
 
 namespace {
 
-class SmallBenchmark : public ::testing::TestWithParam<std::string> {};
+/// Effort per extraction: the whole greedy and a few solver queries on the small benchmarks,
+/// about a second per call.
+constexpr uint64_t kTestEffort = 5'000'000;
 
-TEST_P(SmallBenchmark, OutlinedDesignsEvaluateLikeTheSource) {
-  std::string path = std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + GetParam() + ".dsl";
+/// A small benchmark, parsed, translated and saturated with the real rule set.
+struct Loaded {
+  ir::Context ctx;
+  ir::Module source;
+  rules::Saturation sat;
+  std::unique_ptr<cost::CostModel> cm;
+  std::unique_ptr<Problem> problem;
+};
+
+std::unique_ptr<Loaded> load(const std::string& name) {
+  std::string path = std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name + ".dsl";
   DiagnosticEngine diags;
   std::string err;
   auto file = SourceFile::read(path, err);
-  ASSERT_TRUE(file) << err;
+  EXPECT_TRUE(file) << err;
+  if (!file) return nullptr;
   auto prog = frontend::parseAndCheck(*file, diags);
-  ASSERT_TRUE(prog);
-  ir::Context ctx;
-  ir::Module source = frontend::translate(*prog, ctx);
+  EXPECT_TRUE(prog);
+  if (!prog) return nullptr;
+  auto l = std::make_unique<Loaded>();
+  l->source = frontend::translate(*prog, l->ctx);
   auto ruleSet = rules::loadRuleDir(std::string(SKELESHARE_SOURCE_DIR) + "/rules", diags);
-  ASSERT_TRUE(ruleSet);
-  rules::Saturation sat = rules::saturateModule(ctx, source, *ruleSet, {});
-  cost::CostModel cm(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
-  Problem p(*sat.graph, cm, sat.root);
+  EXPECT_TRUE(ruleSet);
+  if (!ruleSet) return nullptr;
+  l->sat = rules::saturateModule(l->ctx, l->source, *ruleSet, {});
+  l->cm = std::make_unique<cost::CostModel>(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
+  l->problem = std::make_unique<Problem>(*l->sat.graph, *l->cm, l->sat.root);
+  return l;
+}
+
+ExtractOptions effortOptions(int64_t budget, int64_t maxUnits) {
+  ExtractOptions o;
+  o.dspBudget = budget;
+  o.maxConvUnits = maxUnits;
+  o.effort = kTestEffort;
+  o.timeoutSeconds = 0;  // no wall clock: the result is a function of the input
+  return o;
+}
+
+class SmallBenchmark : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SmallBenchmark, OutlinedDesignsEvaluateLikeTheSource) {
+  auto l = load(GetParam());
+  ASSERT_TRUE(l);
+  const Problem& p = *l->problem;
+  ir::Context& ctx = l->ctx;
+  const ir::Module& source = l->source;
   auto inputs = ir::randomInputs(source, 11);
   auto want = ir::evaluateModule(source, ctx, inputs);
   int designs = 0;
@@ -41,24 +79,20 @@ TEST_P(SmallBenchmark, OutlinedDesignsEvaluateLikeTheSource) {
   // (reported as no_solution); they are checked with the unit limit lifted.
   int64_t maxUnits = 1;
   {
-    ExtractOptions o;
-    o.dspBudget = 1518;
-    o.timeoutSeconds = 10;
-    if (extractDesign(p, o).status == Status::NoSolution) maxUnits = 1000;
+    ExtractResult probe = extractDesign(p, effortOptions(1518, 1));
+    EXPECT_NE(probe.stoppedBy, Limit::Timeout);
+    if (probe.status == Status::NoSolution) maxUnits = 1000;
   }
   for (int64_t budget : {int64_t{1518}, int64_t{256}, int64_t{48}}) {
-    ExtractOptions o;
-    o.maxConvUnits = maxUnits;
-    o.dspBudget = budget;
-    o.timeoutSeconds = 10;
-    ExtractResult r = extractDesign(p, o);
+    ExtractResult r = extractDesign(p, effortOptions(budget, maxUnits));
     SCOPED_TRACE(testing::Message() << GetParam() << " at " << budget << " DSPs: " << r.message);
+    EXPECT_LE(r.effortSpent, kTestEffort + kTestEffort / 10);  // Z3 may overshoot its rlimit a little
     if (r.status != Status::Ok) continue;
     ++designs;
     EXPECT_LE(r.evaluation.dsps(), budget);
     EXPECT_LE(r.evaluation.convUnits(), maxUnits);
     OutlinedDesign d = outline(p, r.selection, r.evaluation, source);
-    cost::DesignCost dc = cost::designCost(cm, d.module.outputs[0].term);
+    cost::DesignCost dc = cost::designCost(*l->cm, d.module.outputs[0].term);
     EXPECT_EQ(dc.total(cost::kTime), r.evaluation.time());
     EXPECT_EQ(dc.total(cost::kDsp), r.evaluation.dsps());
     auto got = ir::evaluateModule(d.module, ctx, inputs);
@@ -70,5 +104,48 @@ TEST_P(SmallBenchmark, OutlinedDesignsEvaluateLikeTheSource) {
 INSTANTIATE_TEST_SUITE_P(All, SmallBenchmark,
                          ::testing::Values("vgg_cifar_small", "tinyyolo_v2_small", "tinyyolo_v2_full_small",
                                            "self_attention_small", "stencil4_small"));
+
+/// The same benchmark loaded, saturated and extracted twice with the same effort and no
+/// timeout gives the same selection, the same search and the same outlined text.
+TEST(EffortLimit, SameEffortSameDesign) {
+  struct Run {
+    ExtractResult r;
+    std::string text;
+  };
+  auto run = [](int64_t budget) {
+    auto l = load("vgg_cifar_small");
+    EXPECT_TRUE(l);
+    Run out;
+    if (!l) return out;
+    out.r = extractDesign(*l->problem, effortOptions(budget, 1000));
+    if (out.r.status == Status::Ok) {
+      OutlinedDesign d = outline(*l->problem, out.r.selection, out.r.evaluation, l->source);
+      out.text = d.header() + ir::printModule(l->ctx, d.module);
+    }
+    return out;
+  };
+  for (int64_t budget : {int64_t{1518}, int64_t{256}}) {
+    SCOPED_TRACE(budget);
+    Run a = run(budget), b = run(budget);
+    ASSERT_EQ(a.r.status, Status::Ok) << a.r.message;
+    EXPECT_EQ(a.r.status, b.r.status);
+    EXPECT_EQ(a.r.stoppedBy, b.r.stoppedBy);
+    EXPECT_NE(a.r.stoppedBy, Limit::Timeout);
+    EXPECT_EQ(a.r.message, b.r.message);
+    EXPECT_EQ(a.r.selection.chosen, b.r.selection.chosen);
+    EXPECT_EQ(a.r.selection.shared, b.r.selection.shared);
+    EXPECT_EQ(a.r.evaluation.time(), b.r.evaluation.time());
+    EXPECT_EQ(a.r.lowerBound, b.r.lowerBound);
+    EXPECT_EQ(a.r.queries, b.r.queries);
+    EXPECT_EQ(a.r.effortSpent, b.r.effortSpent);
+    ASSERT_EQ(a.r.improvements.size(), b.r.improvements.size());
+    for (size_t i = 0; i < a.r.improvements.size(); ++i) {
+      EXPECT_EQ(a.r.improvements[i].time, b.r.improvements[i].time);
+      EXPECT_EQ(a.r.improvements[i].effort, b.r.improvements[i].effort);
+    }
+    EXPECT_FALSE(a.text.empty());
+    EXPECT_EQ(a.text, b.text);
+  }
+}
 
 }  // namespace

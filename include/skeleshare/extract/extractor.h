@@ -8,9 +8,11 @@
 // on the time bound: each query asks for a design with use_T(root) <= q, q between the best
 // lower bound and the best design so far (bisection; a query that runs out of its resource
 // share moves q towards the best design). Every design found is re-evaluated exactly and
-// reported as an improvement. The search stops when the bounds meet (optimal) or at the
-// timeout. Z3's seeds are fixed and per-query limits are resource counts (rlimit), not
-// seconds, so the result is deterministic unless the wall-clock timeout cuts the search.
+// reported as an improvement. The search stops when the bounds meet (optimal), when the
+// effort (a deterministic work budget: greedy steps plus Z3 resource units) is spent, or at
+// the optional wall-clock timeout. Z3's seeds are fixed and every limit but the timeout is a
+// count, so without a timeout (or when the effort runs out first) the result is a pure
+// function of the problem and the options.
 
 #include <cstdint>
 #include <functional>
@@ -26,13 +28,34 @@ namespace skeleshare::extract {
 enum class Status { Ok, NoSolution, TimeoutNoSolution };
 const char* statusName(Status s);  // "ok", "no_solution", "timeout_no_solution"
 
+/// What ended the search: nothing (bounds met, or infeasibility proven), the effort budget,
+/// the wall-clock timeout, the query cap, or Z3 giving up on a query with budget left.
+enum class Limit { None, Effort, Timeout, QueryCap, Solver };
+const char* limitName(Limit s);  // "none", "effort", "timeout", "query_cap", "solver"
+
+/// Default effort: about a minute of search on one core of a 2020s x86 machine (Z3 spends
+/// roughly 4 million resource units a second on these encodings).
+inline constexpr uint64_t kDefaultEffort = 250'000'000;
+/// Greedy steps per effort unit: a step is about 16 times cheaper than a Z3 resource unit.
+inline constexpr uint64_t kGreedyStepsPerEffort = 16;
+
 struct ExtractOptions {
   int64_t dspBudget = 0;
   int64_t maxConvUnits = 1;
-  double timeoutSeconds = 60;
+  /// Deterministic work budget for the whole extraction; 0 = unlimited. The greedy warm start
+  /// may spend up to a tenth of it in steps (one node costed in one sweep;
+  /// kGreedyStepsPerEffort steps = one unit), the solver the rest in Z3 resource units (rlimit count, each query's rlimit is capped by
+  /// what is left). With the same problem and options the result depends on nothing else.
+  uint64_t effort = kDefaultEffort;
+  /// Outer wall-clock safety limit in seconds; 0 (or infinity) = none. When it cuts the
+  /// search the result depends on the machine's speed and load.
+  double timeoutSeconds = 0;
+  /// Solver queries at most (each lazy-acyclicity repeat counts); 0 = no cap.
+  size_t maxQueries = 0;
   /// Seed the search with the greedy extractor's design.
   bool greedyWarmStart = true;
-  /// Z3 resource units per query before it counts as inconclusive (deterministic); 0 = none.
+  /// Z3 resource units per bisection query before it counts as inconclusive (deterministic);
+  /// 0 = only the effort left.
   uint64_t queryRlimit = 20'000'000;
   /// Acyclicity by forbidding the cycles that appear in models (true) or by integer labels
   /// on the classes of every cycle of the e-graph (false).
@@ -43,6 +66,7 @@ struct ExtractOptions {
 
 struct Improvement {
   double seconds = 0;  // since the extraction started
+  uint64_t effort = 0;  // effort spent when it was found (deterministic)
   int64_t time = 0;
   int64_t dsps = 0;
   std::string source;  // "greedy" or "solver"
@@ -61,6 +85,10 @@ struct ExtractResult {
   bool greedyFound = false;
   int64_t greedyTime = 0, greedyDsps = 0;
   double seconds = 0, secondsToBest = 0;
+  /// Which limit stopped the search (None when it completed).
+  Limit stoppedBy = Limit::None;
+  /// Effort spent: greedy steps / kGreedyStepsPerEffort + Z3 resource units (deterministic).
+  uint64_t effortSpent = 0, greedySteps = 0;
   size_t queries = 0;
   size_t encodedBools = 0, encodedInts = 0;
   size_t cycleCuts = 0;  // cycles forbidden lazily

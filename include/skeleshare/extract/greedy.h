@@ -16,16 +16,25 @@
 
 namespace skeleshare::extract {
 
+/// Limits on the greedy search, checked before each candidate (the first always runs).
+struct GreedyLimits {
+  uint64_t maxSteps = 0;   // steps (one node costed in one sweep); 0 = none (deterministic)
+  double maxSeconds = 0;   // wall clock; 0 = none
+};
+
 struct GreedyResult {
   bool found = false;
   Selection selection;
   Evaluation evaluation;
   size_t candidates = 0;  // (lambda, K) pairs tried
+  size_t totalCandidates = 0;  // pairs there were to try
+  uint64_t steps = 0;
+  bool stepsExhausted = false, timedOut = false;  // why candidates were left untried
   double seconds = 0;
 };
 
 GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvUnits,
-                           double maxSeconds = 30.0);
+                           const GreedyLimits& limits = {});
 
 /// A lower bound on the time of every design with at most `maxConvUnits` convolution units
 /// (any DSP budget): the least tree time, and with a limit of 0 or 1 unit the least over the

@@ -35,7 +35,8 @@ struct CompileOptions {
   std::vector<std::string> disabled;
   bool noSharing = false;
   bool singleAbstraction = false;
-  double timeout = 60;
+  uint64_t effort = extract::kDefaultEffort;
+  double timeout = 0;
   double saturationSeconds = 60;
   size_t maxNodes = 500000;
   bool quiet = false;
@@ -124,6 +125,7 @@ int runCompile(const CompileOptions& o) {
   extract::ExtractOptions eo;
   eo.dspBudget = budget;
   eo.maxConvUnits = o.maxConvUnits;
+  eo.effort = o.effort;
   eo.timeoutSeconds = o.timeout;
   eo.greedyWarmStart = !o.noGreedy;
   if (!o.quiet) eo.progress = [](const std::string& line) { std::cerr << "extract " << line << '\n'; };
@@ -158,6 +160,8 @@ int runCompile(const CompileOptions& o) {
     j["dsp_efficiency"] = nullptr;
   }
   j["optimal"] = ok && r.optimal;
+  j["stopped_by"] = extract::limitName(r.stoppedBy);
+  j["effort_spent"] = r.effortSpent;
   j["lower_bound_cycles"] = r.lowerBound;
   j["enodes"] = sat.graph->nodeCount();
   j["eclasses"] = sat.graph->classCount();
@@ -186,11 +190,13 @@ int runCompile(const CompileOptions& o) {
   pj["solver_bools"] = r.encodedBools;
   pj["solver_ints"] = r.encodedInts;
   pj["solver_queries"] = r.queries;
+  pj["greedy_steps"] = r.greedySteps;
   j["problem"] = pj;
   Json opts;
   opts["sharing"] = !o.noSharing;
   opts["single_abstraction"] = o.singleAbstraction;
   opts["disabled_groups"] = o.disabled;
+  opts["effort"] = o.effort;
   opts["timeout_seconds"] = o.timeout;
   j["options"] = opts;
 
@@ -226,7 +232,11 @@ int runCompile(const CompileOptions& o) {
   }
   Json imp = Json::array();
   for (const auto& i : r.improvements)
-    imp.push_back({{"seconds", ms(i.seconds)}, {"predicted_cycles", i.time}, {"dsp_used", i.dsps}, {"source", i.source}});
+    imp.push_back({{"seconds", ms(i.seconds)},
+                   {"effort", i.effort},
+                   {"predicted_cycles", i.time},
+                   {"dsp_used", i.dsps},
+                   {"source", i.source}});
   j["improvements"] = imp;
 
   int exitCode = ok ? kExitOk : kExitNoDesign;
@@ -275,7 +285,14 @@ Command addCompileCommand(CLI::App& root) {
   app->add_flag("--no-sharing", o->noSharing, "share nothing: every use is a copy");
   app->add_flag("--single-abstraction", o->singleAbstraction,
                 "share a unit only among skeletons of its own family (conv, mv, mm, conv1d)");
-  app->add_option("--timeout", o->timeout, "extraction time limit in seconds (default 60)")->check(CLI::PositiveNumber);
+  app->add_option("--effort", o->effort,
+                  fmt::format("extraction work limit: greedy steps + Z3 resource units, deterministic; 0 = unlimited "
+                              "(default {})",
+                              extract::kDefaultEffort));
+  app->add_option("--timeout", o->timeout,
+                  "extraction wall-clock safety limit in seconds; 0 = none (default; output then depends only on "
+                  "the input and flags)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--saturation-seconds", o->saturationSeconds, "saturation time limit (default 60)")
       ->check(CLI::PositiveNumber);
   app->add_option("--max-nodes", o->maxNodes, "saturation e-node limit (default 500000)");
