@@ -11,6 +11,7 @@
 #include "skeleshare/egraph/extract.h"
 #include "skeleshare/egraph/runner.h"
 #include "skeleshare/ir/builders.h"
+#include "paper_rewrites.h"
 
 using namespace skeleshare;
 using namespace skeleshare::egraph;
@@ -20,37 +21,7 @@ using T = TypePattern;
 
 namespace {
 
-constexpr int64_t kCacheLine = 64;
-
-/// cMvF[?M, ?N] over scalars ?A, ?B, as a template.
-Pattern cMvF(IntExpr m, IntExpr n, const std::string& a, const std::string& b) {
-  auto mat = T::tensor(T::scalar(a), {m, n});
-  auto vec = T::tensor(T::scalar(b), {n});
-  auto rep = T::tensor(T::scalar(b), {m, n});
-  auto dot = P::lam2(mat, rep, P::node(Op::ParallelDot, {P::var(1, mat), P::var(0, rep)}, {m}));
-  return P::lam2(mat, vec, P::node(Op::Mv, {P::var(1, mat), P::var(0, vec), dot}));
-}
-
-/// R-PAD-MV: Mv(?mat : ?A[?M][?N], ?vec : ?B[?N], ?f) -> PaddedMv(?mat, ?vec, cMvF[?M, ?PN])
-/// for every dimension ?PN of the e-graph with ?N < ?PN.
-PatternRewrite padMv() {
-  PatternRewrite r("R-PAD-MV",
-                   P::node(Op::Mv, {P::cls("?mat", T::tensor(T::scalar("?A"), {iv("?M"), iv("?N")})),
-                                    P::cls("?vec", T::tensor(T::scalar("?B"), {iv("?N")})), P::cls("?f")}),
-                   P::node(Op::PaddedMv, {P::cls("?mat"), P::cls("?vec"), cMvF(iv("?M"), iv("?PN"), "?A", "?B")}),
-                   {"data"});
-  uint32_t n = r.vars().intSlot("?N"), pn = r.vars().intSlot("?PN");
-  r.expand([=](const EGraph& g, const Subst& s, std::vector<Subst>& out) {
-    for (int64_t d : g.dimensions()) {
-      if (d <= s.integer(n)) continue;
-      Subst t = s;
-      t.setInt(pn, d);
-      out.push_back(std::move(t));
-    }
-  });
-  (void)kCacheLine;
-  return r;
-}
+PatternRewrite padMv() { return skeleshare::paper_rewrites::padMvRewrite("data"); }
 
 struct PaperExample : ::testing::Test {
   ir::Context ctx;

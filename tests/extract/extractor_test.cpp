@@ -12,6 +12,7 @@
 #include "skeleshare/ir/builders.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/ir/printer.h"
+#include "../egraph/paper_rewrites.h"
 
 using namespace skeleshare;
 using namespace skeleshare::egraph;
@@ -36,33 +37,7 @@ PatternRewrite halve() {
   return r;
 }
 
-/// cMvF[?M, ?N] as a template.
-Pattern cMvFPattern(IntExpr m, IntExpr n, const std::string& a, const std::string& b) {
-  auto mat = T::tensor(T::scalar(a), {m, n});
-  auto vec = T::tensor(T::scalar(b), {n});
-  auto rep = T::tensor(T::scalar(b), {m, n});
-  auto dot = P::lam2(mat, rep, P::node(Op::ParallelDot, {P::var(1, mat), P::var(0, rep)}, {m}));
-  return P::lam2(mat, vec, P::node(Op::Mv, {P::var(1, mat), P::var(0, vec), dot}));
-}
-
-/// R-PAD-MV with the padded size drawn from the e-graph's dimensions.
-PatternRewrite padMv() {
-  PatternRewrite r("R-PAD-MV",
-                   P::node(Op::Mv, {P::cls("?mat", T::tensor(T::scalar("?A"), {iv("?M"), iv("?N")})),
-                                    P::cls("?vec", T::tensor(T::scalar("?B"), {iv("?N")})), P::cls("?f")}),
-                   P::node(Op::PaddedMv, {P::cls("?mat"), P::cls("?vec"), cMvFPattern(iv("?M"), iv("?PN"), "?A", "?B")}),
-                   {"padding"});
-  uint32_t n = r.vars().intSlot("?N"), pn = r.vars().intSlot("?PN");
-  r.expand([=](const EGraph& g, const Subst& s, std::vector<Subst>& out) {
-    for (int64_t d : g.dimensions()) {
-      if (d <= s.integer(n)) continue;
-      Subst t = s;
-      t.setInt(pn, d);
-      out.push_back(std::move(t));
-    }
-  });
-  return r;
-}
+PatternRewrite padMv() { return skeleshare::paper_rewrites::padMvRewrite("padding"); }
 
 /// The best design by enumeration: every node choice for every class, every subset of the
 /// shareable classes used. Returns (time, dsps) or (-1, -1) when nothing fits.
