@@ -41,7 +41,7 @@ class NumpyCrossCheck : public ::testing::Test {
 
 TEST_F(NumpyCrossCheck, InterpreterAgreesWithNumpy) {
   if (std::system((std::string(kPython) + " -c 'import numpy' 2>/dev/null").c_str()) != 0)
-    GTEST_SKIP() << kPython << " has no numpy";
+    FAIL() << kPython << " has no numpy (the set-up installs python3-numpy)";
   Inputs inputs;
   const Type *i8 = ctx.intType(8), *i16 = ctx.intType(16), *i32 = ctx.intType(32);
   auto add = [&](std::string name, std::string op, std::vector<int64_t> params) -> Case& {

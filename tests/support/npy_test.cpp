@@ -156,7 +156,7 @@ TEST(Npy, FilesAndMissingFiles) {
 }
 
 TEST(Npy, ReadsWhatNumpyWrites) {
-  if (!haveNumpy()) GTEST_SKIP() << kPython << " has no numpy";
+  if (!haveNumpy()) FAIL() << kPython << " has no numpy (the set-up installs python3-numpy)";
   fs::path d = scratchDir("npy_from_numpy");
   ASSERT_EQ(std::system((std::string(kPython) + " " + script() + " write " + d.string()).c_str()), 0);
   auto rd = [&](const char* name, std::optional<int> bits = std::nullopt) { return readNpy((d / name).string(), bits); };
@@ -179,7 +179,7 @@ TEST(Npy, ReadsWhatNumpyWrites) {
 }
 
 TEST(Npy, NumpyReadsWhatWeWrite) {
-  if (!haveNumpy()) GTEST_SKIP() << kPython << " has no numpy";
+  if (!haveNumpy()) FAIL() << kPython << " has no numpy (the set-up installs python3-numpy)";
   fs::path d = scratchDir("npy_to_numpy");
   Tensor i8(8, {2, 3});
   for (size_t i = 0; i < 6; ++i) i8[i] = static_cast<int32_t>(i) - 128;
