@@ -17,43 +17,16 @@
 #include "skeleshare/lower/lower.h"
 #include "skeleshare/lower/printer.h"
 #include "skeleshare/lower/verifier.h"
+#include "../common/dsl_module.h"
 
 namespace skeleshare::lower::test {
 
-struct Loaded {
-  std::unique_ptr<ir::Context> ctx = std::make_unique<ir::Context>();
-  ir::Module module;
-};
+using Loaded = test_support::DslModule;
+using test_support::loadDsl;
+using test_support::loadDslText;
 
 inline std::string benchPath(const std::string& name) {
   return std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name;
-}
-
-inline Loaded loadDsl(const std::string& path) {
-  Loaded m;
-  std::string err;
-  auto file = SourceFile::read(path, err);
-  EXPECT_TRUE(file.has_value()) << path << ": " << err;
-  if (!file) return m;
-  DiagnosticEngine diags;
-  auto prog = frontend::parseAndCheck(*file, diags);
-  std::ostringstream os;
-  diags.print(os);
-  EXPECT_TRUE(prog.has_value()) << os.str();
-  if (prog) m.module = frontend::translate(*prog, *m.ctx);
-  return m;
-}
-
-inline Loaded loadDslText(const std::string& text) {
-  Loaded m;
-  SourceFile file("test.dsl", text);
-  DiagnosticEngine diags;
-  auto prog = frontend::parseAndCheck(file, diags);
-  std::ostringstream os;
-  diags.print(os);
-  EXPECT_TRUE(prog.has_value()) << os.str();
-  if (prog) m.module = frontend::translate(*prog, *m.ctx);
-  return m;
 }
 
 /// Rebuilds `t` with every ParallelDot[P] replaced by ParallelDot[newP(P, M)].

@@ -17,6 +17,7 @@
 #include "skeleshare/ir/verifier.h"
 #include "skeleshare/rules/rule_set.h"
 #include "skeleshare/support/random.h"
+#include "../common/dsl_module.h"
 
 namespace skeleshare::rules::test {
 
@@ -54,25 +55,8 @@ inline std::optional<RuleSet> loadTexts(std::vector<std::pair<std::string, std::
 }
 
 /// A DSL program translated to the skeleton IR.
-struct DslModule {
-  std::unique_ptr<ir::Context> ctx = std::make_unique<ir::Context>();
-  ir::Module module;
-};
-
-inline DslModule loadDsl(const std::string& path) {
-  DslModule m;
-  std::string err;
-  auto file = SourceFile::read(path, err);
-  EXPECT_TRUE(file.has_value()) << path << ": " << err;
-  if (!file) return m;
-  DiagnosticEngine diags;
-  auto prog = frontend::parseAndCheck(*file, diags);
-  std::ostringstream os;
-  diags.print(os);
-  EXPECT_TRUE(prog.has_value()) << os.str();
-  if (prog) m.module = frontend::translate(*prog, *m.ctx);
-  return m;
-}
+using test_support::DslModule;
+using test_support::loadDsl;
 
 /// Random tensors for every Input of `term` (by name).
 inline void collectInputs(const ir::Context& ctx, const ir::Term* t, uint64_t seed,
