@@ -101,8 +101,8 @@ std::vector<Match> CompiledPattern::search(const EGraph& g) const {
   return out;
 }
 
-void CompiledPattern::search(const EGraph& g, std::vector<Match>& out, size_t substSlots,
-                             size_t limit) const {
+CompiledPattern::State CompiledPattern::startSearch(const EGraph& g, std::vector<Match>& out,
+                                                   size_t substSlots, size_t limit) const {
   if (!g.clean()) throw EGraphError("e-matching needs a rebuilt e-graph (call rebuild() first)");
   State st;
   st.g = &g;
@@ -110,6 +110,12 @@ void CompiledPattern::search(const EGraph& g, std::vector<Match>& out, size_t su
   st.subst = Subst(std::max(substSlots, vars_.size()));
   st.out = &out;
   st.limit = limit;
+  return st;
+}
+
+void CompiledPattern::search(const EGraph& g, std::vector<Match>& out, size_t substSlots,
+                             size_t limit) const {
+  State st = startSearch(g, out, substSlots, limit);
   if (rootIsVar_) {
     for (ClassId c : g.classIds()) {
       if (out.size() >= limit) return;
@@ -125,12 +131,7 @@ void CompiledPattern::search(const EGraph& g, std::vector<Match>& out, size_t su
 
 void CompiledPattern::searchClass(const EGraph& g, ClassId c, std::vector<Match>& out,
                                   size_t substSlots) const {
-  if (!g.clean()) throw EGraphError("e-matching needs a rebuilt e-graph (call rebuild() first)");
-  State st;
-  st.g = &g;
-  st.regs.assign(numRegs_, kNoClass);
-  st.subst = Subst(std::max(substSlots, vars_.size()));
-  st.out = &out;
+  State st = startSearch(g, out, substSlots, SIZE_MAX);
   searchRoot(g.find(c), st);
 }
 

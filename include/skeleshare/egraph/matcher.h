@@ -69,6 +69,8 @@ class CompiledPattern {
   void undo(State& st, size_t trailMark, size_t deferredMark) const;
   void yield(State& st) const;
   void searchRoot(ClassId c, State& st) const;
+  /// The matcher state of one search (requires a rebuilt e-graph).
+  State startSearch(const EGraph& g, std::vector<Match>& out, size_t substSlots, size_t limit) const;
 
   Pattern pattern_;
   VarTable vars_;
