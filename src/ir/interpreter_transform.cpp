@@ -42,22 +42,34 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
   const Term* fTerm = t->child(2);
   const Value& f = k[2];
   const Tensor &x = k[0].tensor(), &y = k[1].tensor();
+  // Tiling along one axis of each operand, the tile results summed (i32, wrapping):
+  // sum_i f(x[axis ax, tile i])(y[axis ay, tile i]).
+  auto sumOverTiles = [&](size_t ax, size_t ay, int64_t tile) -> Value {
+    Tensor acc = zeroTensor(t, t->type());
+    for (int64_t i = 0; i < x.dim(ax) / tile; ++i)
+      addWrapped32(acc, apply2(f, slice(x, ax, i * tile, tile), slice(y, ay, i * tile, tile)).tensor());
+    return acc;
+  };
+  // Tiling along one axis of one operand (0 = the first, 1 = the second), the tile
+  // results concatenated along `outAxis` of the result.
+  auto concatOverTiles = [&](int operand, size_t axis, int64_t tile, size_t outAxis) -> Value {
+    const Tensor& split = operand == 0 ? x : y;
+    Tensor out = zeroTensor(t, t->type());
+    for (int64_t i = 0; i < split.dim(axis) / tile; ++i) {
+      Value part(slice(split, axis, i * tile, tile));
+      const Value& a = operand == 0 ? part : k[0];
+      const Value& b = operand == 0 ? k[1] : part;
+      insertAt(out, outAxis, i * tile, apply2(f, a, b).tensor());
+    }
+    return out;
+  };
   switch (t->op()) {
-    case Op::TiledMv: {
+    case Op::TiledMv:
       // sum_t f(mat[:, t*TN : (t+1)*TN])(vec[t*TN : (t+1)*TN])   (i32, wrapping)
-      const int64_t tn = firstParamShape(fTerm)[1];
-      Tensor acc = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < x.dim(1) / tn; ++i)
-        addWrapped32(acc, apply2(f, slice(x, 1, i * tn, tn), slice(y, 0, i * tn, tn)).tensor());
-      return acc;
-    }
-    case Op::TiledMvRows: {
+      return sumOverTiles(1, 0, firstParamShape(fTerm)[1]);
+    case Op::TiledMvRows:
       // rows t*TM ... of the result are f(mat[t*TM : (t+1)*TM])(vec)
-      const int64_t tm = firstParamShape(fTerm)[0];
-      Tensor out = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < x.dim(0) / tm; ++i) insertAt(out, 0, i * tm, apply2(f, slice(x, 0, i * tm, tm), k[1]).tensor());
-      return out;
-    }
+      return concatOverTiles(0, 0, firstParamShape(fTerm)[0], 0);
     case Op::PaddedMv: {
       // f(mat with zero columns to PN)(vec with zeros to PN)
       const int64_t pn = firstParamShape(fTerm)[1];
@@ -68,28 +80,15 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
       const int64_t pm = firstParamShape(fTerm)[0];
       return slice(apply2(f, padAxis(x, 0, pm), k[1]).tensor(), 0, 0, x.dim(0));
     }
-    case Op::TiledMmW: {
+    case Op::TiledMmW:
       // out[:, t*TW : (t+1)*TW] = f(a)(b[t*TW : (t+1)*TW])
-      const int64_t tw = secondParamShape(fTerm)[0];
-      Tensor out = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < y.dim(0) / tw; ++i) insertAt(out, 1, i * tw, apply2(f, k[0], slice(y, 0, i * tw, tw)).tensor());
-      return out;
-    }
-    case Op::TiledMmH: {
+      return concatOverTiles(1, 0, secondParamShape(fTerm)[0], 1);
+    case Op::TiledMmH:
       // out[t*TH : (t+1)*TH] = f(a[t*TH : (t+1)*TH])(b)
-      const int64_t th = firstParamShape(fTerm)[0];
-      Tensor out = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < x.dim(0) / th; ++i) insertAt(out, 0, i * th, apply2(f, slice(x, 0, i * th, th), k[1]).tensor());
-      return out;
-    }
-    case Op::TiledMmK: {
+      return concatOverTiles(0, 0, firstParamShape(fTerm)[0], 0);
+    case Op::TiledMmK:
       // sum_t f(a[:, K-slice t])(b[:, K-slice t])
-      const int64_t tk = firstParamShape(fTerm)[1];
-      Tensor acc = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < x.dim(1) / tk; ++i)
-        addWrapped32(acc, apply2(f, slice(x, 1, i * tk, tk), slice(y, 1, i * tk, tk)).tensor());
-      return acc;
-    }
+      return sumOverTiles(1, 1, firstParamShape(fTerm)[1]);
     case Op::TiledConvHW: {
       // Input tiles of TH x TW overlapping by KS-1; tile (i, j) gives output rows
       // i*OTH ... and columns j*OTW ... with OTH = TH-KS+1, OTW = TW-KS+1.
@@ -109,21 +108,12 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
         }
       return out;
     }
-    case Op::TiledConvICH: {
+    case Op::TiledConvICH:
       // sum_t f(in[:, :, C-slice t])(wgt[:, :, :, C-slice t])
-      const int64_t tc = firstParamShape(fTerm)[2];
-      Tensor acc = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < x.dim(2) / tc; ++i)
-        addWrapped32(acc, apply2(f, slice(x, 2, i * tc, tc), slice(y, 3, i * tc, tc)).tensor());
-      return acc;
-    }
-    case Op::TiledConvOCH: {
+      return sumOverTiles(2, 3, firstParamShape(fTerm)[2]);
+    case Op::TiledConvOCH:
       // out[:, :, O-slice t] = f(in)(wgt[O-slice t])
-      const int64_t to = secondParamShape(fTerm)[0];
-      Tensor out = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < y.dim(0) / to; ++i) insertAt(out, 2, i * to, apply2(f, k[0], slice(y, 0, i * to, to)).tensor());
-      return out;
-    }
+      return concatOverTiles(1, 0, secondParamShape(fTerm)[0], 2);
     case Op::PaddedConvHW: {
       // f(in with zero rows/columns appended at the bottom/right)(wgt), cropped
       const auto tile = firstParamShape(fTerm);
