@@ -86,7 +86,7 @@ void flattenSpace(AddrGen& layout, size_t d) {
 // ---- units and buffers ---------------------------------------------------------------
 
 size_t Lowerer::newUnit(const std::string& name) {
-  open_.push_back(Unit{fmt::format("u{}_{}", open_.size(), name), {}});
+  open_.push_back(Unit{fmt::format("u{}_{}", open_.size(), name), {}, std::nullopt});
   closed_.push_back(false);
   return open_.size() - 1;
 }

@@ -265,3 +265,80 @@ uint32_t UnitBuilder::op(Prim p, std::vector<uint32_t> operands, std::vector<int
 }
 
 }  // namespace skeleshare::lower
+
+namespace skeleshare::lower {
+namespace {
+
+/// A datapath node as the instance sees it: what must agree between calls.
+struct DatapathNode {
+  Prim prim;
+  std::vector<int64_t> params;
+  int bits;
+  std::vector<int64_t> lanes;        // vector extents: the per-cycle hardware
+  std::vector<int64_t> wiring;       // >= 0: datapath position; < 0: -(port + 1)
+  bool operator==(const DatapathNode&) const = default;
+};
+
+std::string describeDatapath(const Unit& u, std::vector<DatapathNode>& out) {
+  const Call& c = *u.call;
+  std::vector<int64_t> position(u.nodes.size(), -1);
+  std::vector<uint32_t> ports;
+  for (size_t i = 0; i < c.datapath.size(); ++i) {
+    uint32_t n = c.datapath[i];
+    if (n >= u.nodes.size()) return fmt::format("datapath node %{} does not exist", n);
+    if (i > 0 && n <= c.datapath[i - 1]) return "datapath nodes are not in ascending order";
+    const Node& node = u.nodes[n];
+    if (node.prim == Prim::Read || node.prim == Prim::Write)
+      return fmt::format("datapath node %{} is a {} (memory access belongs to the call)", n, primName(node.prim));
+    DatapathNode d{node.prim, node.params, node.type.bits, {}, {}};
+    for (const Dim& dim : node.type.dims)
+      if (dim.kind == DimKind::Vector) d.lanes.push_back(dim.extent);
+    for (uint32_t o : node.operands) {
+      if (position[o] >= 0) {
+        d.wiring.push_back(position[o]);
+        continue;
+      }
+      auto it = std::find(ports.begin(), ports.end(), o);
+      if (it == ports.end()) { ports.push_back(o); it = ports.end() - 1; }
+      d.wiring.push_back(-1 - (it - ports.begin()));
+    }
+    position[n] = static_cast<int64_t>(i);
+    out.push_back(std::move(d));
+  }
+  for (size_t i = 0; i < u.nodes.size(); ++i)
+    if (u.nodes[i].prim == Prim::Mul && !u.nodes[i].params.empty() && u.nodes[i].params[0] == 1 && position[i] < 0)
+      return fmt::format("DSP multiplier %{} is outside the instance's datapath", i);
+  return "";
+}
+
+}  // namespace
+
+std::string checkInstanceCalls(const Program& prog, size_t instance) {
+  if (instance >= prog.instances.size()) return fmt::format("no instance {}", instance);
+  const std::string& name = prog.instances[instance].name;
+  std::vector<DatapathNode> first;
+  const Unit* firstUnit = nullptr;
+  for (const Unit& u : prog.units) {
+    if (!u.call || u.call->instance != static_cast<int>(instance)) continue;
+    std::vector<DatapathNode> d;
+    std::string why = describeDatapath(u, d);
+    if (!why.empty()) return fmt::format("call '{}' of '{}': {}", u.name, name, why);
+    if (d.empty()) return fmt::format("call '{}' of '{}' has an empty datapath", u.name, name);
+    if (!firstUnit) {
+      first = std::move(d);
+      firstUnit = &u;
+      continue;
+    }
+    if (d.size() != first.size())
+      return fmt::format("calls '{}' and '{}' of '{}' have datapaths of {} and {} nodes", firstUnit->name, u.name, name,
+                         first.size(), d.size());
+    for (size_t i = 0; i < d.size(); ++i)
+      if (!(d[i] == first[i]))
+        return fmt::format("calls '{}' and '{}' of '{}' differ at datapath node {} ({} vs {})", firstUnit->name, u.name,
+                           name, i, primName(first[i].prim), primName(d[i].prim));
+  }
+  if (!firstUnit) return fmt::format("instance '{}' has no call", name);
+  return "";
+}
+
+}  // namespace skeleshare::lower

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace skeleshare::lower {
 
 std::string printNode(const Program& prog, const Node& n, size_t index) {
@@ -32,9 +34,22 @@ std::string printProgram(const Program& prog) {
     for (int64_t d : b.shape) s += fmt::format("[{}]", d);
     s += b.memory == Memory::OnChip ? " on-chip;\n" : " off-chip;\n";
   }
+  for (const auto& in : prog.instances) s += fmt::format("instance {} : {};\n", in.name, in.description);
   for (const auto& u : prog.units) {
-    s += fmt::format("unit {} {{\n", u.name);
-    for (size_t i = 0; i < u.nodes.size(); ++i) s += printNode(prog, u.nodes[i], i) + "\n";
+    if (u.call) {
+      // `call NAME of INSTANCE`; the instance's datapath nodes are marked `*`.
+      const auto& c = *u.call;
+      bool known = c.instance >= 0 && static_cast<size_t>(c.instance) < prog.instances.size();
+      s += fmt::format("call {} of {} {{\n", u.name, known ? prog.instances[static_cast<size_t>(c.instance)].name : "?");
+    } else {
+      s += fmt::format("unit {} {{\n", u.name);
+    }
+    for (size_t i = 0; i < u.nodes.size(); ++i) {
+      std::string line = printNode(prog, u.nodes[i], i);
+      if (u.call && std::binary_search(u.call->datapath.begin(), u.call->datapath.end(), static_cast<uint32_t>(i)))
+        line[0] = '*';
+      s += line + "\n";
+    }
     s += "}\n";
   }
   return s;

@@ -66,9 +66,39 @@ Resources unitResources(const Unit& unit) {
   return r;
 }
 
+Resources callSiteResources(const Unit& unit) {
+  if (!unit.call) return unitResources(unit);
+  Resources r;
+  const auto& dp = unit.call->datapath;
+  for (size_t i = 0; i < unit.nodes.size(); ++i)
+    if (!std::binary_search(dp.begin(), dp.end(), static_cast<uint32_t>(i))) r += nodeResources(unit, unit.nodes[i]);
+  return r;
+}
+
+Resources datapathResources(const Unit& unit) {
+  Resources r;
+  if (unit.call)
+    for (uint32_t i : unit.call->datapath) r += nodeResources(unit, unit.nodes.at(i));
+  return r;
+}
+
 Resources programResources(const Program& prog) {
   Resources r;
-  for (const auto& u : prog.units) r += unitResources(u);
+  // A shared instance is built once: its datapath counts once (the largest over its calls;
+  // the verifier makes them equal in everything that sets DSPs), the rest of every call
+  // (address generators, wiring, fused stages) once per call.
+  std::vector<Resources> instance(prog.instances.size());
+  for (const auto& u : prog.units) {
+    r += callSiteResources(u);
+    if (u.call && u.call->instance >= 0 && static_cast<size_t>(u.call->instance) < instance.size()) {
+      Resources d = datapathResources(u);
+      Resources& best = instance[static_cast<size_t>(u.call->instance)];
+      best.dsps = std::max(best.dsps, d.dsps);
+      best.onChipBits = std::max(best.onChipBits, d.onChipBits);
+      best.logic = std::max(best.logic, d.logic);
+    }
+  }
+  for (const auto& i : instance) r += i;
   for (const auto& b : prog.buffers)
     if (b.memory == Memory::OnChip) r.onChipBits += b.sizeBits();
   return r;

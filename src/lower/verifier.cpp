@@ -42,6 +42,16 @@ std::vector<std::string> verify(const Program& prog) {
       if (n.prim == Prim::Write && n.buffer >= 0 && static_cast<size_t>(n.buffer) < written.size()) written[static_cast<size_t>(n.buffer)] = true;
     if (!writes) problems.push_back(fmt::format("unit '{}' writes no buffer", u.name));
   }
+  for (const auto& u : prog.units)
+    if (u.call && (u.call->instance < 0 || static_cast<size_t>(u.call->instance) >= prog.instances.size()))
+      problems.push_back(fmt::format("unit '{}' calls a missing instance {}", u.name, u.call->instance));
+  std::set<std::string> instanceNames;
+  for (size_t i = 0; i < prog.instances.size(); ++i) {
+    if (!instanceNames.insert(prog.instances[i].name).second)
+      problems.push_back(fmt::format("instance '{}' declared twice", prog.instances[i].name));
+    std::string why = checkInstanceCalls(prog, i);
+    if (!why.empty()) problems.push_back(why);
+  }
   for (size_t i = 0; i < prog.buffers.size(); ++i)
     if (prog.buffers[i].role == Role::Output && !written[i]) problems.push_back(fmt::format("output '{}' is never written", prog.buffers[i].name));
   return problems;

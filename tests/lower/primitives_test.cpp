@@ -17,7 +17,7 @@ constexpr DimKind V = DimKind::Vector;
 /// A program with one i8 input buffer of `shape` and a unit under construction.
 struct Fixture {
   Program prog;
-  Unit unit{"u", {}};
+  Unit unit{"u", {}, std::nullopt};
   explicit Fixture(std::vector<int64_t> shape) { prog.buffers.push_back({"x", 8, shape, Memory::OffChip, Role::Input}); }
   UnitBuilder b() { return UnitBuilder(prog, unit); }
   uint32_t readAll(std::vector<DimKind> kinds) {
@@ -167,7 +167,7 @@ TEST(Verifier, FindsReadBeforeWriteAndBadTypes) {
   p.buffers.push_back({"x", 8, {4}, Memory::OffChip, Role::Input});
   p.buffers.push_back({"t", 8, {4}, Memory::OnChip, Role::Intermediate});
   p.buffers.push_back({"y", 8, {4}, Memory::OffChip, Role::Output});
-  Unit u1{"a", {}}, u2{"b", {}};
+  Unit u1{"a", {}, std::nullopt}, u2{"b", {}, std::nullopt};
   {
     UnitBuilder b(p, u2);
     b.write(2, AddrGen::identity({4}), b.read(1, AddrGen::identity({4})));

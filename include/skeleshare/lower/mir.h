@@ -11,6 +11,7 @@
 // equal dimensions. Their hardware is one operator per vector lane.
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -58,9 +59,27 @@ struct Node {
   MType type;                      // set by the builder (inferType)
 };
 
+/// A unit that is a call of a shared-function instance (docs/lowering.md, "Shared units").
+/// The instance's hardware is the `datapath` nodes (multipliers, adder trees,
+/// accumulators, element-wise stages of the shared function): built once, used by one
+/// call at a time. Every other node of the unit (its Reads and Writes with their address
+/// generators, wiring, stages the caller fused after the result) belongs to the call site.
+struct Call {
+  int instance = -1;               // index into Program::instances
+  std::vector<uint32_t> datapath;  // node indices, ascending; never Read or Write
+};
+
 struct Unit {
   std::string name;
   std::vector<Node> nodes;
+  std::optional<Call> call;  // set: this unit is a call of a shared instance
+};
+
+/// A shared-function unit: one hardware instance (a let-bound function of the extracted
+/// design), called by the units whose Call names it. Its DSPs count once.
+struct Instance {
+  std::string name;         // e.g. "let1"
+  std::string description;  // what it computes, e.g. "ParallelConv (i8[6][6][4] -> ...)"
 };
 
 enum class Memory : uint8_t { OffChip, OnChip };
@@ -79,6 +98,7 @@ struct Buffer {
 struct Program {
   std::vector<Buffer> buffers;
   std::vector<Unit> units;  // the schedule: run in this order
+  std::vector<Instance> instances;
 
   int findBuffer(std::string_view name) const;
 };
@@ -92,6 +112,13 @@ class MirError : public std::runtime_error {
 /// The type rule of every primitive: the node's type from its parameters, address
 /// generator and operand types. Throws MirError with the reason.
 MType inferType(const Program& prog, const Unit& unit, const Node& node);
+
+/// Why the calls of `instance` do not share one datapath (empty when they do): the
+/// datapaths must have the same length and, node by node, the same primitive, parameters,
+/// width, vector dimensions and wiring (an operand is the same datapath node, or the same
+/// port: the k-th distinct outside operand). Stream extents may differ: they are the
+/// call's iteration counts, driven by its own counters.
+std::string checkInstanceCalls(const Program& prog, size_t instance);
 
 /// Appends nodes to a unit, typing each (throws MirError).
 class UnitBuilder {

@@ -1,6 +1,8 @@
 #pragma once
 // Text form of a mid-level program: buffers, then units in schedule order, one node a
-// line: `%3 : stm[16][3] vec[2][64] i32 = Mul[1](%1, %2)`. Deterministic.
+// line: `%3 : stm[16][3] vec[2][64] i32 = Mul[1](%1, %2)`. Shared instances are listed
+// (`instance let1 : ...;`) before the units; a call of one prints as `call NAME of let1 {`
+// with its datapath nodes marked `*` instead of indented. Deterministic.
 
 #include <string>
 

@@ -27,8 +27,13 @@ struct Resources {
 };
 
 Resources nodeResources(const Unit& unit, const Node& node);
+/// Every node of the unit, as if it were built on its own.
 Resources unitResources(const Unit& unit);
-/// Every unit plus the on-chip buffers.
+/// A call's own hardware: every node but the shared datapath (all nodes for a plain unit).
+Resources callSiteResources(const Unit& unit);
+/// The datapath nodes of a call (nothing for a plain unit).
+Resources datapathResources(const Unit& unit);
+/// Every unit plus the on-chip buffers; a shared instance's datapath counts once.
 Resources programResources(const Program& prog);
 
 /// Cycles of one unit: the longest of its streams, where an off-chip read or write moves
