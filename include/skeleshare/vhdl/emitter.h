@@ -1,0 +1,64 @@
+#pragma once
+// VHDL emission of a mid-level program (docs/hardware.md).
+//
+// The design is the primitive templates of src/vhdl/templates/ (real VHDL-2008 files,
+// parameterised with generics, copied verbatim) plus generated files: one entity per unit
+// (`<design>_u<i>`), a dataflow graph of template instances joined by valid/ready
+// streams, and the top level `<design>_top` (clock, synchronous reset, start/done, one
+// 512-bit Avalon-MM master) whose sequencer runs the units in schedule order and whose
+// arbiter gives every Read and Write its own line port onto the master.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "skeleshare/lower/mir.h"
+#include "skeleshare/vhdl/memory_map.h"
+
+namespace skeleshare::vhdl {
+
+/// A program the emitter cannot turn into hardware (a primitive without a template, a
+/// constant that does not fit a 32-bit generic).
+class EmitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct VhdlFile {
+  std::string name;  // file name, e.g. "vgg_top.vhd"
+  std::string text;
+};
+
+struct EmitOptions {
+  std::string design = "design";  // a VHDL identifier prefix (sanitised)
+  std::string templateDir;        // the directory holding the ss_*.vhd templates
+};
+
+struct EmittedDesign {
+  std::string design;             // the sanitised design name
+  std::string top;                // "<design>_top"
+  std::vector<VhdlFile> files;    // synthesisable sources in compile order
+  MemoryMap map;
+  int64_t dspLanes = 0;           // ss_mul lanes instantiated with DSP = true
+  int64_t linePorts = 0;          // ports of the memory arbiter
+};
+
+/// Emits the design. Throws EmitError (or std::runtime_error when a template is missing).
+EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options);
+
+struct TestbenchFiles {
+  std::string entity;             // "<design>_tb"
+  std::vector<VhdlFile> files;    // the memory model and the testbench, in compile order
+};
+
+/// The testbench: the design, an Avalon-MM memory model loaded from a memory image, seeded
+/// random wait states and read-data gaps, start to done under a cycle limit, the output
+/// regions dumped to a file and the cycle count written to a result file. Its generics
+/// (IMAGE, DUMP_FILE, RESULT_FILE, SEED, STALL_PCT, MAX_CYCLES) are set at run time.
+TestbenchFiles emitTestbench(const EmittedDesign& design, const std::string& templateDir);
+
+/// A VHDL identifier from arbitrary text: letters, digits and single underscores,
+/// starting with a letter.
+std::string vhdlIdentifier(const std::string& text);
+
+}  // namespace skeleshare::vhdl

@@ -1,0 +1,71 @@
+-- Element-wise multiplication of two streams, lane by lane: LANES multipliers of
+-- A_BITS x B_BITS (sized for the operand types), the product wrapped to 32 bits.
+-- DSP = true asks the synthesiser for DSP blocks (Intel's multstyle "dsp"), false for
+-- logic; the lowering counts exactly the DSP = true lanes as DSPs.
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.ss_pkg.all;
+
+entity ss_mul is
+  generic (LANES : positive; A_BITS, B_BITS : positive; DSP : boolean);
+  port (
+    clk, rst : in std_logic;
+    a_valid  : in  std_logic;
+    a_ready  : out std_logic;
+    a_data   : in  std_logic_vector(LANES * A_BITS - 1 downto 0);
+    b_valid  : in  std_logic;
+    b_ready  : out std_logic;
+    b_data   : in  std_logic_vector(LANES * B_BITS - 1 downto 0);
+    o_valid  : out std_logic;
+    o_ready  : in  std_logic;
+    o_data   : out std_logic_vector(LANES * 32 - 1 downto 0)
+  );
+end entity;
+
+architecture rtl of ss_mul is
+  type products_t is array (0 to LANES - 1) of signed(A_BITS + B_BITS - 1 downto 0);
+  signal out_valid : std_logic := '0';
+  signal take      : std_logic;
+  signal product   : products_t;
+begin
+  take    <= a_valid and b_valid and (o_ready or not out_valid);
+  a_ready <= take;
+  b_ready <= take;
+  o_valid <= out_valid;
+
+  lanes_g : for k in 0 to LANES - 1 generate
+    dsp_g : if DSP generate
+      signal p : signed(A_BITS + B_BITS - 1 downto 0);
+      attribute multstyle : string;
+      attribute multstyle of p : signal is "dsp";
+    begin
+      p          <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
+      product(k) <= p;
+    end generate;
+    logic_g : if not DSP generate
+      signal p : signed(A_BITS + B_BITS - 1 downto 0);
+      attribute multstyle : string;
+      attribute multstyle of p : signal is "logic";
+    begin
+      p          <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
+      product(k) <= p;
+    end generate;
+  end generate;
+
+  process (clk)
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        out_valid <= '0';
+      elsif take = '1' then
+        for k in 0 to LANES - 1 loop
+          o_data(k * 32 + 31 downto k * 32) <= std_logic_vector(wrap_to(product(k), 32));
+        end loop;
+        out_valid <= '1';
+      elsif o_ready = '1' then
+        out_valid <= '0';
+      end if;
+    end if;
+  end process;
+end architecture;

@@ -1,0 +1,65 @@
+-- ReduceVec: reduces the innermost vector dimension (N lanes) of every vector, giving
+-- LANES_OUT lanes: output lane j combines input lanes j*N .. j*N+N-1. KIND "add" is a
+-- 32-bit wrapping adder tree (O_BITS = 32), "max" a comparator tree (O_BITS = I_BITS).
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.ss_pkg.all;
+
+entity ss_reduce_vec is
+  generic (KIND : string; LANES_OUT : positive; N : positive; I_BITS, O_BITS : positive);
+  port (
+    clk, rst : in std_logic;
+    i_valid  : in  std_logic;
+    i_ready  : out std_logic;
+    i_data   : in  std_logic_vector(LANES_OUT * N * I_BITS - 1 downto 0);
+    o_valid  : out std_logic;
+    o_ready  : in  std_logic;
+    o_data   : out std_logic_vector(LANES_OUT * O_BITS - 1 downto 0)
+  );
+end entity;
+
+architecture rtl of ss_reduce_vec is
+  type terms_t is array (0 to N - 1) of signed(O_BITS - 1 downto 0);
+  signal out_valid : std_logic := '0';
+  signal take      : std_logic;
+
+  -- A balanced tree over terms lo .. hi.
+  function tree(t : terms_t; lo, hi : natural) return signed is
+    variable l, r : signed(O_BITS - 1 downto 0);
+  begin
+    if lo = hi then
+      return t(lo);
+    end if;
+    l := tree(t, lo, (lo + hi) / 2);
+    r := tree(t, (lo + hi) / 2 + 1, hi);
+    if KIND = "add" then
+      return l + r;
+    end if;
+    return maximum(l, r);
+  end function;
+begin
+  take    <= i_valid and (o_ready or not out_valid);
+  i_ready <= take;
+  o_valid <= out_valid;
+
+  process (clk)
+    variable terms : terms_t;
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        out_valid <= '0';
+      elsif take = '1' then
+        for j in 0 to LANES_OUT - 1 loop
+          for k in 0 to N - 1 loop
+            terms(k) := wrap_to(lane(i_data, j * N + k, I_BITS), O_BITS);
+          end loop;
+          o_data(j * O_BITS + O_BITS - 1 downto j * O_BITS) <= std_logic_vector(tree(terms, 0, N - 1));
+        end loop;
+        out_valid <= '1';
+      elsif o_ready = '1' then
+        out_valid <= '0';
+      end if;
+    end if;
+  end process;
+end architecture;

@@ -1,0 +1,46 @@
+#include "vhdl_text.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "skeleshare/vhdl/emitter.h"
+
+namespace skeleshare::vhdl::detail {
+
+std::string intLiteral(int64_t v) {
+  if (v < std::numeric_limits<int32_t>::min() + 1 || v > std::numeric_limits<int32_t>::max())
+    throw EmitError(fmt::format("the constant {} does not fit a 32-bit VHDL integer", v));
+  return std::to_string(v);
+}
+
+std::string intVector(const std::vector<int64_t>& values) {
+  if (values.empty()) throw std::logic_error("intVector: empty list");
+  if (values.size() == 1) return "(0 => " + intLiteral(values[0]) + ")";
+  std::string s = "(";
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + intLiteral(values[i]);
+  return s + ")";
+}
+
+std::string readTemplate(const std::string& templateDir, const std::string& name) {
+  std::filesystem::path p = std::filesystem::path(templateDir) / name;
+  std::ifstream f(p, std::ios::binary);
+  if (!f) throw std::runtime_error(fmt::format("cannot read the VHDL template '{}'", p.string()));
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+const std::vector<std::string>& designTemplates() {
+  static const std::vector<std::string> kFiles = {
+      "ss_pkg.vhd",       "ss_addr_gen.vhd",   "ss_gather.vhd",     "ss_scatter.vhd",     "ss_mem_arbiter.vhd",
+      "ss_fork.vhd",      "ss_const.vhd",      "ss_binop.vhd",      "ss_mul.vhd",         "ss_unop.vhd",
+      "ss_reduce_vec.vhd", "ss_reduce_stm.vhd", "ss_stm_to_vec.vhd", "ss_vec_to_stm.vhd",
+  };
+  return kFiles;
+}
+
+}  // namespace skeleshare::vhdl::detail
