@@ -34,23 +34,33 @@ begin
   b_ready <= take;
   o_valid <= out_valid;
 
-  lanes_g : for k in 0 to LANES - 1 generate
-    dsp_g : if DSP generate
-      signal p : signed(A_BITS + B_BITS - 1 downto 0);
-      attribute multstyle : string;
-      attribute multstyle of p : signal is "dsp";
+  -- The products, one multiplier per lane (one process for all lanes: per-lane
+  -- processes would each be sensitive to the whole operand vectors).
+  dsp_g : if DSP generate
+    signal p : products_t;
+    attribute multstyle : string;
+    attribute multstyle of p : signal is "dsp";
+  begin
+    process (all)
     begin
-      p          <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
-      product(k) <= p;
-    end generate;
-    logic_g : if not DSP generate
-      signal p : signed(A_BITS + B_BITS - 1 downto 0);
-      attribute multstyle : string;
-      attribute multstyle of p : signal is "logic";
+      for k in 0 to LANES - 1 loop
+        p(k) <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
+      end loop;
+    end process;
+    product <= p;
+  end generate;
+  logic_g : if not DSP generate
+    signal p : products_t;
+    attribute multstyle : string;
+    attribute multstyle of p : signal is "logic";
+  begin
+    process (all)
     begin
-      p          <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
-      product(k) <= p;
-    end generate;
+      for k in 0 to LANES - 1 loop
+        p(k) <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
+      end loop;
+    end process;
+    product <= p;
   end generate;
 
   process (clk)

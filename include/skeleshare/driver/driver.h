@@ -1,0 +1,81 @@
+#pragma once
+// The compile pipeline as a library (docs/hardware.md): a skeleton-IR module is saturated
+// with the rule set, the fastest design within the DSP budget is extracted and outlined,
+// lowered to the mid-level IR and emitted as VHDL. `skeleshare compile` and
+// `skeleshare sim` are thin commands around it.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "skeleshare/cost/device.h"
+#include "skeleshare/extract/extractor.h"
+#include "skeleshare/ir/context.h"
+#include "skeleshare/lower/mir.h"
+#include "skeleshare/vhdl/emitter.h"
+
+namespace skeleshare::driver {
+
+using Json = nlohmann::ordered_json;
+
+struct CompileOptions {
+  std::string dataDir;             // holds rules/, rules/devices/ and src/vhdl/templates/
+  std::string device = cost::kDefaultDevice;
+  std::string rulesDir;            // default: dataDir/rules
+  int64_t dspBudget = -1;          // -1: the device's
+  double dspFraction = -1;         // -1: unused
+  int64_t maxConvUnits = 1;
+  std::vector<std::string> disabled;
+  bool noSharing = false;
+  bool singleAbstraction = false;
+  uint64_t effort = extract::kDefaultEffort;
+  double timeout = 0;
+  double saturationSeconds = 60;
+  size_t maxNodes = 500000;
+  bool noGreedy = false;
+  /// Lower the program as written, without saturation and extraction (its ParallelDot
+  /// parallelism as given): the hardware of a hand-written design.
+  bool asWritten = false;
+  std::string design = "design";  // the VHDL name prefix
+  std::function<void(const std::string&)> progress;  // progress lines (may be empty)
+};
+
+enum class Status {
+  Ok,         // a design, lowered and emitted
+  NoDesign,   // extraction found no design within the budget (exit 3)
+  BadInput,   // unknown rule group, unreadable rules or device, bad flags (message)
+  NotLowered  // a design was extracted but the lowering or emitter cannot build it (message)
+};
+
+struct Compiled {
+  Status status = Status::Ok;
+  std::string message;
+  Json report;                                  // report.json
+  std::optional<ir::Module> design;             // the outlined design (extraction only)
+  std::string designText;                       // design.ir
+  std::optional<lower::Program> program;        // the mid-level program
+  std::optional<vhdl::EmittedDesign> hardware;  // the VHDL
+  int64_t predictedCycles = 0;                  // the cost model's (extraction or as written)
+  int64_t estimatedCycles = 0;                  // the lowering's estimate
+};
+
+/// Runs the pipeline. `macs` (from the DSL summary) feeds the GOPS figures when known.
+/// Throws only on internal errors; input problems come back as a status.
+Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& options);
+
+/// The files of a compile's output directory, relative paths to contents: design.ir,
+/// report.json, and for an emitted design vhdl/*.vhd, vhdl/files.txt,
+/// vhdl/<design>_tb.vhd, vhdl/ss_avmm_model.vhd and <design>_memory_map.h.
+std::vector<std::pair<std::string, std::string>> outputFiles(const Compiled& compiled, const std::string& templateDir);
+
+/// The templates' directory under a data directory.
+std::string templateDir(const std::string& dataDir);
+
+/// The memory map as report.json's "memory_map".
+Json memoryMapJson(const vhdl::MemoryMap& map);
+
+}  // namespace skeleshare::driver

@@ -1,0 +1,324 @@
+// The compile pipeline: saturate -> extract -> outline -> lower -> emit VHDL, with the
+// report of every step (docs/extraction.md and docs/hardware.md describe report.json).
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "skeleshare/cost/cost_model.h"
+#include "skeleshare/driver/driver.h"
+#include "skeleshare/extract/outline.h"
+#include "skeleshare/ir/printer.h"
+#include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/resources.h"
+#include "skeleshare/rules/saturate.h"
+#include "skeleshare/support/diagnostics.h"
+
+namespace skeleshare::driver {
+namespace {
+
+double since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// Seconds rounded to milliseconds, so the report stays readable.
+double ms(double s) { return std::round(s * 1000.0) / 1000.0; }
+
+void say(const CompileOptions& o, const std::string& line) {
+  if (o.progress) o.progress(line);
+}
+
+/// Performance figures of a design taking `cycles` with `dsps` DSPs.
+void performance(Json& j, const cost::Device& device, std::optional<uint64_t> macs, bool ok, int64_t cycles, int64_t dsps) {
+  double ghz = device.clockMhz / 1000.0;
+  j["predicted_gops"] = ok && macs && cycles > 0 ? Json(static_cast<double>(*macs) * 2.0 * ghz / static_cast<double>(cycles))
+                                                 : Json(nullptr);
+  if (ok && macs && dsps > 0) {
+    // One MAC per DSP per cycle: no design with these DSPs can take fewer cycles.
+    int64_t bound = static_cast<int64_t>((*macs + static_cast<uint64_t>(dsps) - 1) / static_cast<uint64_t>(dsps));
+    j["dsp_bound_cycles"] = bound;
+    j["dsp_efficiency"] = static_cast<double>(bound) / static_cast<double>(std::max<int64_t>(1, cycles));
+  } else {
+    j["dsp_bound_cycles"] = nullptr;
+    j["dsp_efficiency"] = nullptr;
+  }
+}
+
+/// Saturation, extraction and outlining: fills c.design and the report's extraction
+/// fields. Returns false (with c.status set) when there is no design.
+bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o,
+                   const cost::Device& device, int64_t budget, Compiled& c) {
+  Json& j = c.report;
+  std::string rulesDir = o.rulesDir.empty() ? o.dataDir + "/rules" : o.rulesDir;
+  DiagnosticEngine diags;
+  std::optional<rules::RuleSet> ruleSet = rules::loadRuleDir(rulesDir, diags);
+  if (!ruleSet) {
+    std::ostringstream os;
+    diags.print(os);
+    c.status = Status::BadInput;
+    c.message = os.str();
+    return false;
+  }
+  std::vector<std::string> groups = ruleSet->groups();
+  for (const std::string& d : o.disabled) {
+    if (std::find(groups.begin(), groups.end(), d) == groups.end()) {
+      std::string known;
+      for (const auto& g : groups) known += (known.empty() ? "" : ", ") + g;
+      c.status = Status::BadInput;
+      c.message = fmt::format("--disable {}: no such rule group (groups: {})", d, known);
+      return false;
+    }
+  }
+
+  rules::SaturateOptions so;
+  so.limits.maxSeconds = o.saturationSeconds;
+  so.limits.maxNodes = o.maxNodes;
+  so.disabledGroups = o.disabled;
+  const auto satStart = std::chrono::steady_clock::now();
+  rules::Saturation sat = rules::saturateModule(ctx, module, *ruleSet, so);
+  double satSeconds = since(satStart);
+  say(o, fmt::format("saturation: {} ({} e-nodes, {} e-classes, {:.2f} s)", egraph::toString(sat.report.stop),
+                     sat.graph->nodeCount(), sat.graph->classCount(), satSeconds));
+
+  cost::CostModel model(device);
+  extract::ProblemOptions po;
+  po.sharing = !o.noSharing;
+  po.singleAbstraction = o.singleAbstraction;
+  extract::Problem problem(*sat.graph, model, sat.root, po);
+  extract::ExtractOptions eo;
+  eo.dspBudget = budget;
+  eo.maxConvUnits = o.maxConvUnits;
+  eo.effort = o.effort;
+  eo.timeoutSeconds = o.timeout;
+  eo.greedyWarmStart = !o.noGreedy;
+  if (o.progress) eo.progress = [&o](const std::string& line) { o.progress("extract " + line); };
+  extract::ExtractResult r = extract::extractDesign(problem, eo);
+
+  bool ok = r.status == extract::Status::Ok;
+  j["status"] = extract::statusName(r.status);
+  j["message"] = r.message;
+  j["dsp_used"] = ok ? Json(r.evaluation.dsps()) : Json(nullptr);
+  j["conv_units"] = ok ? Json(r.evaluation.convUnits()) : Json(nullptr);
+  j["predicted_cycles"] = ok ? Json(r.evaluation.time()) : Json(nullptr);
+  j["macs"] = macs ? Json(*macs) : Json(nullptr);
+  performance(j, device, macs, ok, ok ? r.evaluation.time() : 0, ok ? r.evaluation.dsps() : 0);
+  j["optimal"] = ok && r.optimal;
+  j["stopped_by"] = extract::limitName(r.stoppedBy);
+  j["effort_spent"] = r.effortSpent;
+  j["lower_bound_cycles"] = r.lowerBound;
+  j["enodes"] = sat.graph->nodeCount();
+  j["eclasses"] = sat.graph->classCount();
+  j["saturation_stop"] = std::string(egraph::toString(sat.report.stop));
+  j["saturation_iterations"] = sat.report.iterations.size();
+  j["saturation_seconds"] = ms(satSeconds);
+  j["extraction_seconds"] = ms(r.seconds);
+  j["seconds_to_best"] = ms(r.secondsToBest);
+  Json greedy;
+  greedy["found"] = r.greedyFound;
+  greedy["predicted_cycles"] = r.greedyFound ? Json(r.greedyTime) : Json(nullptr);
+  greedy["dsp_used"] = r.greedyFound ? Json(r.greedyDsps) : Json(nullptr);
+  j["greedy"] = greedy;
+  Json pj;
+  const auto& st = problem.stats();
+  pj["reachable_nodes"] = st.reachableNodes;
+  pj["reachable_classes"] = st.reachableClasses;
+  pj["unextractable_nodes"] = st.unextractableNodes;
+  pj["dominated_nodes"] = st.dominatedNodes;
+  pj["nodes"] = st.nodes;
+  pj["classes"] = st.classes;
+  pj["free_classes"] = st.freeClasses;
+  pj["absorbed_classes"] = st.absorbedClasses;
+  pj["shareable_classes"] = st.shareableClasses;
+  pj["cyclic_classes"] = st.cyclicClasses;
+  pj["solver_bools"] = r.encodedBools;
+  pj["solver_ints"] = r.encodedInts;
+  pj["solver_queries"] = r.queries;
+  pj["greedy_steps"] = r.greedySteps;
+  j["problem"] = pj;
+  Json shared = Json::array();
+  if (ok) {
+    extract::OutlinedDesign design = extract::outline(problem, r.selection, r.evaluation, module);
+    // The outlined design, costed on its own, must be what the extractor predicted.
+    if (design.module.outputs.size() == 1) {
+      cost::DesignCost dc = cost::designCost(model, design.module.outputs[0].term);
+      if (dc.total(cost::kTime) != r.evaluation.time() || dc.total(cost::kDsp) != r.evaluation.dsps())
+        throw std::logic_error(fmt::format("the outlined design costs {} cycles / {} DSPs, the extractor predicted {} / {}",
+                                           dc.total(cost::kTime), dc.total(cost::kDsp), r.evaluation.time(),
+                                           r.evaluation.dsps()));
+    }
+    for (size_t i = 0; i < design.units.size(); ++i) {
+      const auto& u = design.units[i];
+      Json e;
+      e["let"] = i + 1;
+      e["skeleton"] = u.skeleton;
+      e["type"] = u.type;
+      e["dsps"] = u.dsps;
+      e["conv_units"] = u.convUnits;
+      e["cycles_per_use"] = u.time + cost::kCommunicationCost;
+      e["uses"] = u.uses;
+      e["used_by"] = u.usedBy;
+      shared.push_back(std::move(e));
+    }
+    c.designText = design.header() + ir::printModule(ctx, design.module);
+    c.design = std::move(design.module);
+    c.predictedCycles = r.evaluation.time();
+    say(o, fmt::format("design: {} cycles, {} of {} DSPs, {} shared unit{}, {}", r.evaluation.time(), r.evaluation.dsps(),
+                       budget, design.units.size(), design.units.size() == 1 ? "" : "s",
+                       r.optimal ? "optimal" : "not proven optimal"));
+  }
+  j["shared"] = shared;
+  Json imp = Json::array();
+  for (const auto& i : r.improvements)
+    imp.push_back({{"seconds", ms(i.seconds)},
+                   {"effort", i.effort},
+                   {"predicted_cycles", i.time},
+                   {"dsp_used", i.dsps},
+                   {"source", i.source}});
+  j["improvements"] = imp;
+  Json opts;
+  opts["sharing"] = !o.noSharing;
+  opts["single_abstraction"] = o.singleAbstraction;
+  opts["disabled_groups"] = o.disabled;
+  opts["effort"] = o.effort;
+  opts["timeout_seconds"] = o.timeout;
+  j["options"] = opts;
+  if (!ok) {
+    c.status = Status::NoDesign;
+    c.message = r.message;
+  }
+  return ok;
+}
+
+/// The cost model's figures for a module as written.
+void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, Compiled& c) {
+  cost::CostModel model(device);
+  int64_t time = 0, dsps = 0;
+  for (const auto& out : module.outputs) {
+    cost::DesignCost dc = cost::designCost(model, out.term);
+    time += dc.total(cost::kTime);
+    dsps += dc.total(cost::kDsp);
+  }
+  Json& j = c.report;
+  j["status"] = "as_written";
+  j["message"] = "lowered as written: no saturation or extraction";
+  j["dsp_used"] = dsps;
+  j["predicted_cycles"] = time;
+  j["macs"] = macs ? Json(*macs) : Json(nullptr);
+  performance(j, device, macs, true, time, dsps);
+  c.predictedCycles = time;
+}
+
+}  // namespace
+
+std::string templateDir(const std::string& dataDir) { return dataDir + "/src/vhdl/templates"; }
+
+Json memoryMapJson(const vhdl::MemoryMap& map) {
+  Json buffers = Json::array();
+  for (const auto& r : map.regions)
+    buffers.push_back({{"name", r.name},
+                       {"role", vhdl::roleName(r.role)},
+                       {"bits", r.bits},
+                       {"shape", r.shape},
+                       {"base", r.base},
+                       {"bytes", r.bytes}});
+  return Json{{"line_bytes", vhdl::kLineBytes}, {"total_bytes", map.totalBytes}, {"buffers", buffers}};
+}
+
+Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Compiled c;
+  Json& j = c.report;
+  cost::Device device;
+  try {
+    device = cost::findDevice(o.device, o.dataDir);
+  } catch (const std::exception& e) {
+    c.status = Status::BadInput;
+    c.message = e.what();
+    return c;
+  }
+  int64_t budget = device.dspBlocks;
+  if (o.dspBudget >= 0 && o.dspFraction >= 0) {
+    c.status = Status::BadInput;
+    c.message = "give --dsp-budget or --dsp-fraction, not both";
+    return c;
+  }
+  if (o.dspBudget >= 0) budget = o.dspBudget;
+  if (o.dspFraction >= 0) {
+    if (o.dspFraction > 1) {
+      c.status = Status::BadInput;
+      c.message = "--dsp-fraction must be in [0, 1]";
+      return c;
+    }
+    budget = static_cast<int64_t>(std::floor(o.dspFraction * static_cast<double>(device.dspBlocks)));
+  }
+  j["status"] = nullptr;
+  j["device"] = device.name;
+  j["dsp_budget"] = budget;
+  j["max_conv_units"] = o.maxConvUnits;
+
+  const ir::Module* toLower = &module;
+  if (o.asWritten) {
+    costAsWritten(module, macs, device, c);
+  } else {
+    if (!extractDesign(module, ctx, macs, o, device, budget, c)) {
+      j["compile_seconds"] = ms(since(start));
+      return c;
+    }
+    toLower = &*c.design;
+  }
+
+  // Lowering and VHDL.
+  Json hw;
+  try {
+    lower::LowerOptions lo;
+    lo.simdWidth = device.simdWidth();
+    c.program = lower::lowerModule(*toLower, ctx, lo);
+    lower::Resources res = lower::programResources(*c.program);
+    c.estimatedCycles = lower::estimateCycles(*c.program).total;
+    vhdl::EmitOptions eo;
+    eo.design = o.design;
+    eo.templateDir = templateDir(o.dataDir);
+    c.hardware = vhdl::emitDesign(*c.program, eo);
+    hw["top"] = c.hardware->top;
+    hw["units"] = c.program->units.size();
+    hw["dsps"] = res.dsps;
+    hw["dsp_multiplier_lanes"] = c.hardware->dspLanes;
+    hw["estimated_cycles"] = c.estimatedCycles;
+    hw["memory_ports"] = c.hardware->linePorts;
+    j["top"] = c.hardware->top;
+    j["memory_map"] = memoryMapJson(c.hardware->map);
+    say(o, fmt::format("hardware: {} unit(s), {} DSP multipliers, estimated {} cycles, top entity {}",
+                       c.program->units.size(), c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
+  } catch (const lower::LowerError& e) {
+    c.status = Status::NotLowered;
+    c.message = std::string("the design cannot be lowered yet: ") + e.what();
+  } catch (const vhdl::EmitError& e) {
+    c.status = Status::NotLowered;
+    c.message = std::string("the design cannot be emitted as VHDL: ") + e.what();
+  }
+  if (c.status != Status::Ok) hw["error"] = c.message;
+  j["hardware"] = hw;
+  j["compile_seconds"] = ms(since(start));
+  return c;
+}
+
+std::vector<std::pair<std::string, std::string>> outputFiles(const Compiled& c, const std::string& tdir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  if (!c.designText.empty()) files.emplace_back("design.ir", c.designText);
+  if (c.hardware) {
+    std::string list;
+    for (const auto& f : c.hardware->files) {
+      files.emplace_back("vhdl/" + f.name, f.text);
+      list += f.name + "\n";
+    }
+    files.emplace_back("vhdl/files.txt", list);
+    vhdl::TestbenchFiles tb = vhdl::emitTestbench(*c.hardware, tdir);
+    for (const auto& f : tb.files) files.emplace_back("vhdl/" + f.name, f.text);
+    files.emplace_back(c.hardware->design + "_memory_map.h", vhdl::cHeader(c.hardware->map, c.hardware->design));
+  }
+  files.emplace_back("report.json", c.report.dump(2) + "\n");
+  return files;
+}
+
+}  // namespace skeleshare::driver

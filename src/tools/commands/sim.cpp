@@ -1,0 +1,191 @@
+// skeleshare sim FILE(.dsl|.ir) [compile flags] [--seed N] [--input NAME=PATH.npy]...
+//                [--json] [-o DIR]
+// Compiles the program to VHDL (driver::compile), writes the memory image, simulates the
+// generated testbench in GHDL with seeded random memory wait states, and compares every
+// output bit for bit with the skeleton interpreter. Exit 0 only on a bit-exact match.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "command.h"
+#include "output_files.h"
+#include "program_loader.h"
+#include "skeleshare/driver/driver.h"
+#include "skeleshare/frontend/summary.h"
+#include "skeleshare/ir/interpreter.h"
+#include "skeleshare/support/npy.h"
+#include "skeleshare/vhdl/ghdl.h"
+#include "skeleshare/vhdl/simulate.h"
+
+namespace skeleshare::tools {
+namespace {
+
+struct SimCommandOptions {
+  std::string file;
+  std::string outDir;
+  driver::CompileOptions compile;
+  uint64_t seed = 1;
+  std::vector<std::string> inputs;
+  bool json = false;
+  bool quiet = false;
+  int stallPercent = 25;
+  int64_t maxCycles = 50'000'000;
+};
+
+using Json = nlohmann::ordered_json;
+using Tensors = std::map<std::string, Tensor>;
+
+/// The module's inputs: generated from the seed, then replaced by --input files.
+Tensors simInputs(const LoadedProgram& prog, const SimCommandOptions& o) {
+  Tensors inputs = ir::randomInputs(prog.module, o.seed);
+  for (const std::string& spec : o.inputs) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw std::runtime_error("--input expects NAME=PATH.npy, got '" + spec + "'");
+    std::string name = spec.substr(0, eq);
+    const ir::Decl* decl = prog.module.findDecl(name);
+    if (!decl) throw std::runtime_error("--input " + name + ": the program declares no input or weight '" + name + "'");
+    Tensor t;
+    try {
+      t = readNpy(spec.substr(eq + 1), decl->type->scalar()->bits());
+    } catch (const NpyError& e) {
+      throw std::runtime_error("--input " + name + ": " + e.what());
+    }
+    ir::checkTensorType(t, decl->type, "--input " + name);
+    inputs[name] = std::move(t);
+  }
+  return inputs;
+}
+
+void stageText(StagedOutputs& staged, const std::string& name, const std::string& text) {
+  staged.stage(name, [&](const std::filesystem::path& p) {
+    std::ofstream f(p, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write '" + p.string() + "'");
+  });
+}
+
+int runSim(SimCommandOptions o) {
+  auto err = [](const std::string& msg, int code) {
+    std::cerr << "skeleshare sim: error: " << msg << '\n';
+    return code;
+  };
+  if (!vhdl::ghdlAvailable()) return err("ghdl is not installed (apt-get install ghdl)", kExitInputError);
+  auto loaded = loadProgram(o.file, std::cerr);
+  if (!loaded) return kExitInputError;
+  Tensors inputs;
+  try {
+    inputs = simInputs(*loaded, o);
+  } catch (const std::exception& e) {
+    return err(e.what(), kExitInputError);
+  }
+  if (o.outDir.empty()) o.outDir = (std::filesystem::temp_directory_path() / fmt::format("skeleshare-sim-{}", getpid())).string();
+  o.compile.dataDir = SKELESHARE_DATA_DIR;
+  o.compile.design = vhdl::vhdlIdentifier(std::filesystem::path(o.file).stem().string());
+  if (!o.quiet) o.compile.progress = [](const std::string& line) { std::cerr << line << '\n'; };
+  std::optional<uint64_t> macs;
+  if (loaded->dsl) macs = frontend::totalMacs(frontend::summarize(*loaded->dsl));
+
+  // The reference first: it is what the hardware must compute.
+  Tensors want = ir::evaluateModule(loaded->module, *loaded->ctx, inputs);
+  driver::Compiled c = driver::compile(loaded->module, *loaded->ctx, macs, o.compile);
+  switch (c.status) {
+    case driver::Status::Ok: break;
+    case driver::Status::NoDesign: return err(c.message, kExitNoDesign);
+    case driver::Status::BadInput: return err(c.message, kExitUsage);
+    case driver::Status::NotLowered: return err(c.message, kExitInputError);
+  }
+
+  std::filesystem::path dir(o.outDir);
+  std::string tdir = driver::templateDir(SKELESHARE_DATA_DIR);
+  {
+    StagedOutputs top(dir), vhdlFiles(dir / "vhdl");
+    for (const auto& [name, text] : driver::outputFiles(c, tdir)) {
+      if (name.rfind("vhdl/", 0) == 0) stageText(vhdlFiles, name.substr(5), text);
+      else stageText(top, name, text);
+    }
+    vhdlFiles.commit();
+    top.commit();
+  }
+  vhdl::SimOptions so;
+  so.seed = o.seed;
+  so.stallPercent = o.stallPercent;
+  so.maxCycles = o.maxCycles;
+  vhdl::TestbenchFiles tb = vhdl::emitTestbench(*c.hardware, tdir);
+  vhdl::SimResult r = vhdl::simulate(*c.hardware, tb, inputs, dir / "vhdl", dir / "sim", so);
+
+  std::optional<vhdl::Mismatch> bad;
+  if (r.ok) bad = vhdl::firstMismatch(want, r.outputs);
+  bool pass = r.ok && !bad;
+  Json j;
+  j["file"] = o.file;
+  j["result"] = pass ? "PASS" : (r.ok ? "MISMATCH" : "FAILED");
+  j["seed"] = o.seed;
+  j["top"] = c.hardware->top;
+  j["simulated_cycles"] = r.cycles;
+  j["predicted_cycles"] = c.predictedCycles;
+  j["estimated_cycles"] = c.estimatedCycles;
+  j["simulated_over_predicted"] =
+      c.predictedCycles > 0 ? Json(static_cast<double>(r.cycles) / static_cast<double>(c.predictedCycles)) : Json(nullptr);
+  j["dsp_multipliers"] = c.hardware->dspLanes;
+  if (!r.ok) j["error"] = r.error;
+  if (bad) j["mismatch"] = {{"buffer", bad->buffer}, {"index", bad->index}, {"expected", bad->expected}, {"got", bad->got}};
+  j["output_dir"] = dir.string();
+  if (o.json) {
+    std::cout << j.dump(2) << '\n';
+  } else if (pass) {
+    std::cout << fmt::format("PASS: {} outputs bit-exact; {} simulated cycles (predicted {}, estimated {})\n", want.size(),
+                             r.cycles, c.predictedCycles, c.estimatedCycles);
+  } else if (bad) {
+    std::cout << fmt::format("MISMATCH: {}; {} simulated cycles\n", bad->describe(), r.cycles);
+  } else {
+    std::cout << fmt::format("FAILED: {}\n", r.error);
+  }
+  return pass ? kExitOk : kExitMismatch;
+}
+
+Command addSimCommand(CLI::App& root) {
+  auto o = std::make_shared<SimCommandOptions>();
+  CLI::App* app = root.add_subcommand(
+      "sim", "Compile to VHDL, simulate in GHDL and compare the outputs bit for bit with the interpreter");
+  app->add_option("file", o->file, "the .dsl (or .ir) program")->required();
+  app->add_option("-o,--output", o->outDir, "output directory (default: a new directory under the system's temp)");
+  app->add_option("--seed", o->seed, "seed of the generated inputs and of the memory wait states (default 1)");
+  app->add_option("--input", o->inputs, "NAME=PATH.npy: use this tensor instead of a generated one (repeatable)");
+  app->add_flag("--json", o->json, "print the result as JSON");
+  app->add_option("--stall-percent", o->stallPercent, "memory waitrequest on about this share of cycles (default 25)")
+      ->check(CLI::Range(0, 95));
+  app->add_option("--max-cycles", o->maxCycles, "fail when the design is not done after this many cycles")
+      ->check(CLI::PositiveNumber);
+  app->add_flag("--as-written", o->compile.asWritten,
+                "lower the program as written: no saturation or extraction (its parallelism as given)");
+  app->add_option("--device", o->compile.device, "device name in rules/devices/ or a .json file");
+  app->add_option("--dsp-budget", o->compile.dspBudget, "DSP blocks available (default: the device's)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--dsp-fraction", o->compile.dspFraction, "fraction of the device's DSP blocks")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--max-conv-units", o->compile.maxConvUnits, "hardware convolution units allowed (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--disable", o->compile.disabled, "disable a rule group (repeatable)");
+  app->add_flag("--no-sharing", o->compile.noSharing, "share nothing: every use is a copy");
+  app->add_flag("--single-abstraction", o->compile.singleAbstraction, "share a unit only within its skeleton family");
+  app->add_option("--effort", o->compile.effort, "extraction work limit (deterministic); 0 = unlimited");
+  app->add_option("--timeout", o->compile.timeout, "extraction wall-clock limit in seconds; 0 = none")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--saturation-seconds", o->compile.saturationSeconds, "saturation time limit (default 60)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--max-nodes", o->compile.maxNodes, "saturation e-node limit (default 500000)");
+  app->add_option("--rules", o->compile.rulesDir, "rule directory (default: the installed rules/)");
+  app->add_flag("--no-greedy", o->compile.noGreedy, "do not seed the solver with the greedy design");
+  app->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
+  return {app, [o] { return runSim(*o); }};
+}
+
+}  // namespace
+
+static const CommandRegistration kRegistration{55, addSimCommand};
+
+}  // namespace skeleshare::tools
