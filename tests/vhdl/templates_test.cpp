@@ -64,7 +64,8 @@ void expectHardwareAgrees(Program& p, const std::string& name) {
 TEST(Templates, AddressGeneratorPaddingStrideAndRepeat) {
   Program p;
   p.buffers.push_back({"x", 8, {5, 6}, Memory::OffChip, Role::Input});
-  Unit u{"pad_slide_repeat", {}};
+  Unit u;
+  u.name = "pad_slide_repeat";
   AddrGen g = AddrGen::identity({5, 6});
   g.pad(0, 1, 2, -3);   // rows -1 .. 6 (fill -3)
   g.pad(1, 2, 0, 9);    // columns -2 .. 5 (fill 9)
@@ -79,7 +80,8 @@ TEST(Templates, AddressGeneratorPaddingStrideAndRepeat) {
 TEST(Templates, FlattenedWindowIsAMultiRadixGroup) {
   Program p;
   p.buffers.push_back({"x", 16, {4, 5, 3}, Memory::OffChip, Role::Input});
-  Unit u{"flatten", {}};
+  Unit u;
+  u.name = "flatten";
   AddrGen g = AddrGen::identity({4, 5, 3});
   g.slide(1, 2, 1);      // [4][4][2][3]
   g.permute({0, 1, 3, 2});
@@ -94,7 +96,8 @@ TEST(Templates, FlattenedWindowIsAMultiRadixGroup) {
 TEST(Templates, StreamVectorConversionsAndReductions) {
   Program p;
   p.buffers.push_back({"x", 8, {3, 4, 6}, Memory::OffChip, Role::Input});
-  Unit u{"convert_reduce", {}};
+  Unit u;
+  u.name = "convert_reduce";
   UnitBuilder b(p, u);
   AddrGen g = AddrGen::identity({3, 4, 6});
   g.counters[2].kind = V;
@@ -116,7 +119,8 @@ TEST(Templates, ElementwiseOperatorsWithForksThatJoinAgain) {
   Program p;
   p.buffers.push_back({"a", 8, {7, 5}, Memory::OffChip, Role::Input});
   p.buffers.push_back({"b", 16, {7, 5}, Memory::OffChip, Role::Weight});
-  Unit u{"elementwise", {}};
+  Unit u;
+  u.name = "elementwise";
   UnitBuilder bld(p, u);
   AddrGen ga = AddrGen::identity({7, 5}), gb = AddrGen::identity({7, 5});
   ga.counters[1].kind = V;
@@ -140,7 +144,8 @@ TEST(Templates, UnitsRunInScheduleOrderThroughAnIntermediate) {
   Program p;
   p.buffers.push_back({"x", 8, {6, 4}, Memory::OffChip, Role::Input});
   p.buffers.push_back({"t", 32, {4, 6}, Memory::OffChip, Role::Intermediate});
-  Unit u1{"transpose_square", {}};
+  Unit u1;
+  u1.name = "transpose_square";
   {
     UnitBuilder b(p, u1);
     AddrGen g = AddrGen::identity({6, 4});
@@ -149,7 +154,8 @@ TEST(Templates, UnitsRunInScheduleOrderThroughAnIntermediate) {
     b.write(1, AddrGen::identity({4, 6}), b.op(Prim::Mul, {x, x}, {1}));
   }
   p.units.push_back(u1);
-  Unit u2{"row_sums", {}};
+  Unit u2;
+  u2.name = "row_sums";
   {
     UnitBuilder b(p, u2);
     AddrGen g = AddrGen::identity({4, 6});

@@ -41,12 +41,11 @@ package body ss_pkg is
   end function;
 
   function wrap_to(x : signed; n : positive) return signed is
-    variable xn : signed(x'length - 1 downto 0) := x;
   begin
     if n <= x'length then
-      return xn(n - 1 downto 0);
+      return signed(resize(unsigned(x), n));  -- unsigned resize keeps the low bits
     end if;
-    return resize(xn, n);
+    return resize(x, n);
   end function;
 
   function lane(v : std_logic_vector; k : natural; bits : positive) return signed is

@@ -44,6 +44,9 @@ architecture rtl of ss_scatter is
   signal flushing   : boolean := false;
   signal final      : boolean := false;  -- the last access has been taken
   signal done_r     : std_logic := '0';
+  constant NO_BYTES : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
+  constant ONES     : std_logic_vector(BITS - 1 downto 0) := (others => '1');
+  constant BE_ONES  : std_logic_vector(EBYTES - 1 downto 0) := (others => '1');
 
   function byte_of(addr : natural) return natural is
   begin
@@ -59,7 +62,7 @@ begin
   begin
     a_ready <= '0';
     if a_valid = '1' and left > 0 and not flushing then
-      if a_masked = '1' or wbe = (wbe'range => '0') or wline = byte_of(a_addr) / LINE_BYTES then
+      if a_masked = '1' or wbe = NO_BYTES or wline = byte_of(a_addr) / LINE_BYTES then
         a_ready <= '1';
       end if;
     end if;
@@ -68,6 +71,9 @@ begin
   process (clk)
     variable off  : natural;
     variable elem : signed(BITS - 1 downto 0);
+    variable k    : natural range 0 to LANES - 1;
+    variable mask, data : unsigned(LINE_BITS - 1 downto 0);
+    variable lanev : unsigned(VBITS - 1 downto 0);
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -87,7 +93,7 @@ begin
           end if;
         end if;
       elsif final then
-        if wbe /= (wbe'range => '0') then
+        if wbe /= NO_BYTES then
           flushing <= true;
           l_req    <= '1';
           l_addr   <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
@@ -102,12 +108,17 @@ begin
           left <= LANES;
         end if;
       elsif a_valid = '1' then
-        if a_masked = '1' or wbe = (wbe'range => '0') or wline = byte_of(a_addr) / LINE_BYTES then
+        if a_masked = '1' or wbe = NO_BYTES or wline = byte_of(a_addr) / LINE_BYTES then
           if a_masked = '0' then
             off  := byte_of(a_addr) mod LINE_BYTES;
-            elem := wrap_to(lane(cur, LANES - left, VBITS), BITS);
-            wbuf(off * 8 + BITS - 1 downto off * 8) <= std_logic_vector(elem);
-            wbe(off + EBYTES - 1 downto off)        <= (others => '1');
+            k    := LANES - left;  -- the lane to write
+            lanev := shift_right(unsigned(cur), k * VBITS)(VBITS - 1 downto 0);
+            elem  := wrap_to(signed(lanev), BITS);
+            -- the element's bytes shifted to their place in the line (a barrel shifter)
+            mask := shift_left(resize(unsigned(ONES), LINE_BITS), off * 8);
+            data := shift_left(resize(unsigned(elem), LINE_BITS), off * 8);
+            wbuf <= (wbuf and not std_logic_vector(mask)) or std_logic_vector(data);
+            wbe  <= wbe or std_logic_vector(shift_left(resize(unsigned(BE_ONES), LINE_BYTES), off));
             wline <= byte_of(a_addr) / LINE_BYTES;
           end if;
           left <= left - 1;
