@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <functional>
+#include <map>
 
 #include "skeleshare/vhdl/emitter.h"
 #include "vhdl_text.h"
@@ -26,7 +29,61 @@ std::string vhdlIdentifier(const std::string& text) {
 
 namespace {
 
-std::string topText(const std::string& top, const std::vector<detail::EmittedUnit>& units, const lower::Program& prog) {
+using lower::Prim;
+
+/// How a call unit talks to its instance: the call site's nodes that feed the instance's
+/// ports (distinct outside operands of the datapath, in order of first use), the result
+/// node, and the accumulation length of every ReduceStm of the datapath.
+struct CallPorts {
+  std::vector<uint32_t> ports;
+  uint32_t result = 0;
+  std::vector<std::pair<uint32_t, int64_t>> lengths;  // datapath ReduceStm node, its length in this call
+};
+
+CallPorts callPorts(const lower::Unit& u) {
+  const auto& dp = u.call->datapath;
+  if (dp.empty()) throw EmitError(fmt::format("call '{}' has an empty datapath", u.name));
+  auto inside = [&](uint32_t n) { return std::find(dp.begin(), dp.end(), n) != dp.end(); };
+  CallPorts c;
+  c.result = dp.back();
+  for (uint32_t n : dp) {
+    const lower::Node& node = u.nodes.at(n);
+    for (uint32_t o : node.operands)
+      if (!inside(o) && std::find(c.ports.begin(), c.ports.end(), o) == c.ports.end()) c.ports.push_back(o);
+    if (node.prim == Prim::ReduceStm) {
+      const auto& t = u.nodes[node.operands[0]].type;
+      c.lengths.push_back({n, t.dims[t.numStreamDims() - 1].extent});
+    }
+  }
+  // Only the result may leave the datapath.
+  for (size_t j = 0; j < u.nodes.size(); ++j)
+    if (!inside(static_cast<uint32_t>(j)))
+      for (uint32_t o : u.nodes[j].operands)
+        if (inside(o) && o != c.result)
+          throw EmitError(fmt::format("call '{}': node %{} uses datapath node %{}, which is not the result", u.name, j, o));
+  return c;
+}
+
+std::string orWhen(const std::vector<size_t>& units) {
+  std::string s;
+  for (size_t u : units) s += (s.empty() ? "" : " or ") + fmt::format("current = {}", u);
+  return s;
+}
+
+/// A multiplexer over the calls: `value(u)` while call u runs, `idle` otherwise.
+std::string muxOverCalls(const std::string& target, const std::vector<size_t>& calls,
+                         const std::function<std::string(size_t)>& value, const std::string& idle) {
+  std::string s = "  " + target + " <= ";
+  for (size_t u : calls) s += fmt::format("{} when current = {} else\n    ", value(u), u);
+  return s + idle + ";\n";
+}
+
+struct TopParts {
+  std::string decls, body;
+};
+
+std::string topText(const std::string& top, const std::vector<detail::EmittedUnit>& units, const lower::Program& prog,
+                    const std::vector<std::string>& unitExtraPorts, const TopParts& shared) {
   size_t nPorts = 0;
   for (const auto& u : units) nPorts += u.portIsWrite.size();
   std::string we;  // the write flag of every arbiter port, port 0 rightmost
@@ -44,9 +101,9 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
         "    port map (clk => clk, rst => u{0}_rst, done => unit_done({0}),\n"
         "              l_req => l_req({4} downto {3}), l_addr => l_addr({6} downto {5}),\n"
         "              l_wdata => l_wdata({8} downto {7}), l_be => l_be({10} downto {9}),\n"
-        "              l_ack => l_ack({4} downto {3}), l_rdata => l_rdata);\n",
+        "              l_ack => l_ack({4} downto {3}), l_rdata => l_rdata{11});\n",
         i, prog.units[i].name, units[i].entity, first, last, first * 32, last * 32 + 31, first * 512, last * 512 + 511,
-        first * 64, last * 64 + 63);
+        first * 64, last * 64 + 63, unitExtraPorts[i]);
     first += n;
   }
   std::string unitRsts;
@@ -59,7 +116,8 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- another; done rises when the last has written its results and stays high until the
 -- next start. All data moves through the Avalon-MM master: 512-bit words, byte
 -- addresses (multiples of 64), single-beat bursts; the memory map is in report.json and
--- in the design's C header.
+-- in the design's C header. A shared instance is built once; the sequencer connects it
+-- to the call that is running.
 library ieee;
 use ieee.std_logic_1164.all;
 use work.ss_pkg.all;
@@ -94,7 +152,7 @@ architecture rtl of {0} is
   signal l_wdata : std_logic_vector(NPORTS * LINE_BITS - 1 downto 0) := (others => '0');
   signal l_be    : std_logic_vector(NPORTS * LINE_BYTES - 1 downto 0) := (others => '0');
   signal l_rdata : std_logic_vector(LINE_BITS - 1 downto 0);
-{3}begin
+{3}{6}begin
   done <= done_r;
 
   -- the schedule: one unit at a time; a unit not running is held in reset
@@ -122,7 +180,7 @@ architecture rtl of {0} is
     end if;
   end process;
 
-{4}
+{4}{7}
   arbiter : entity work.ss_mem_arbiter
     generic map (N => NPORTS)
     port map (clk => clk, rst => rst, l_req => l_req, l_we => "{5}", l_addr => l_addr, l_wdata => l_wdata,
@@ -132,7 +190,7 @@ architecture rtl of {0} is
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);
 end architecture;
 )",
-      top, units.size(), nPorts, unitRsts, inst, we);
+      top, units.size(), nPorts, unitRsts, inst, we, shared.decls, shared.body);
 }
 
 }  // namespace
@@ -146,14 +204,129 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
   if (d.map.totalBytes > (int64_t{1} << 31))
     throw EmitError(fmt::format("the memory map needs {} bytes; the design addresses 2 GiB", d.map.totalBytes));
   for (const std::string& t : detail::designTemplates()) d.files.push_back({t, detail::readTemplate(options.templateDir, t)});
-  std::vector<detail::EmittedUnit> units;
+
+  // The calls of every instance, with their ports.
+  std::vector<std::vector<size_t>> calls(prog.instances.size());
+  std::map<size_t, CallPorts> ports;
   for (size_t i = 0; i < prog.units.size(); ++i) {
-    units.push_back(detail::emitUnit(prog, d.map, i, d.design));
+    const auto& u = prog.units[i];
+    if (!u.call) continue;
+    if (u.call->instance < 0 || static_cast<size_t>(u.call->instance) >= prog.instances.size())
+      throw EmitError(fmt::format("call '{}' names no instance", u.name));
+    calls[static_cast<size_t>(u.call->instance)].push_back(i);
+    ports[i] = callPorts(u);
+  }
+
+  std::vector<detail::EmittedUnit> units;
+  std::vector<std::string> extra(prog.units.size());
+  TopParts shared;
+  std::vector<VhdlFile> instanceFiles;
+  for (size_t k = 0; k < prog.instances.size(); ++k) {
+    if (calls[k].empty()) throw EmitError(fmt::format("instance '{}' has no call", prog.instances[k].name));
+    const auto& cs = calls[k];
+    const lower::Unit& first = prog.units[cs[0]];
+    const CallPorts& fp = ports.at(cs[0]);
+    // The datapath is built from the first call; its only per-call parameter in hardware
+    // is the accumulation length (a StmToVec's length must agree).
+    for (size_t u : cs)
+      for (size_t j = 0; j < first.call->datapath.size(); ++j) {
+        const auto& a = first.nodes[first.call->datapath[j]];
+        const auto& b = prog.units[u].nodes.at(prog.units[u].call->datapath.at(j));
+        if (a.prim == Prim::StmToVec && first.nodes[a.operands[0]].type.streamSteps() != 0 &&
+            first.nodes[a.operands[0]].type.dims != prog.units[u].nodes[b.operands[0]].type.dims)
+          throw EmitError(fmt::format("instance '{}': a StmToVec of the datapath has different lengths in its calls",
+                                      prog.instances[k].name));
+      }
+    detail::EntitySpec spec;
+    spec.entity = fmt::format("{}_i{}", d.design, k);
+    spec.comment = fmt::format("Shared instance {} '{}': {}", k, prog.instances[k].name, prog.instances[k].description);
+    spec.memory = false;
+    spec.emit.assign(first.nodes.size(), false);
+    for (uint32_t n : first.call->datapath) spec.emit[n] = true;
+    for (size_t p = 0; p < fp.ports.size(); ++p) spec.sources[fp.ports[p]] = fmt::format("p{}", p);
+    spec.sinks.push_back({fp.result, "r"});
+    for (size_t j = 0; j < fp.lengths.size(); ++j) {
+      uint32_t node = fp.lengths[j].first;
+      spec.lenInputs[node] = fmt::format("len{}", j);
+      int64_t longest = 0;
+      for (size_t u : cs) longest = std::max(longest, ports.at(u).lengths.at(j).second);
+      spec.maxLen[node] = longest;
+    }
+    detail::EmittedUnit inst = detail::emitEntity(d.map, first, spec);
+    d.dspLanes += inst.dspLanes;
+    instanceFiles.push_back({inst.entity + ".vhd", inst.text});
+
+    // Top-level wiring: the instance, and a multiplexer over its calls on every port.
+    std::string ik = fmt::format("i{}", k), map = "clk => clk, rst => " + ik + "_rst";
+    shared.decls += fmt::format("  signal {}_rst : std_logic;\n", ik);
+    shared.body += fmt::format("  -- shared instance {}: {}\n  {}_rst <= '1' when rst = '1' or not (busy and ({})) else '0';\n",
+                               k, prog.instances[k].name, ik, orWhen(cs));
+    auto stream = [&](const std::string& name, int64_t width) {
+      shared.decls += fmt::format("  signal {0}_valid, {0}_ready : std_logic;\n  signal {0}_data : std_logic_vector({1} downto 0);\n",
+                                  name, width - 1);
+    };
+    for (size_t p = 0; p < fp.ports.size(); ++p) {
+      std::string sig = fmt::format("{}_p{}", ik, p);
+      int64_t w = first.nodes[fp.ports[p]].type.vectorLanes() * first.nodes[fp.ports[p]].type.bits;
+      stream(sig, w);
+      for (size_t u : cs) stream(fmt::format("u{}_ip{}", u, p), w);
+      shared.body += muxOverCalls(sig + "_valid", cs, [&](size_t u) { return fmt::format("u{}_ip{}_valid", u, p); }, "'0'");
+      shared.body += muxOverCalls(sig + "_data", cs, [&](size_t u) { return fmt::format("u{}_ip{}_data", u, p); }, "(others => '0')");
+      for (size_t u : cs)
+        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when current = {0} else '0';\n", u, p, sig);
+      map += fmt::format(", p{0}_valid => {1}_valid, p{0}_ready => {1}_ready, p{0}_data => {1}_data", p, sig);
+    }
+    {
+      std::string sig = ik + "_r";
+      int64_t w = first.nodes[fp.result].type.vectorLanes() * first.nodes[fp.result].type.bits;
+      stream(sig, w);
+      for (size_t u : cs) {
+        stream(fmt::format("u{}_ir", u), w);
+        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when current = {0} else '0';\n  u{0}_ir_data <= {1}_data;\n",
+                                   u, sig);
+      }
+      shared.body += muxOverCalls(sig + "_ready", cs, [&](size_t u) { return fmt::format("u{}_ir_ready", u); }, "'0'");
+      map += fmt::format(", r_valid => {0}_valid, r_ready => {0}_ready, r_data => {0}_data", sig);
+    }
+    for (size_t j = 0; j < fp.lengths.size(); ++j) {
+      std::string sig = fmt::format("{}_len{}", ik, j);
+      shared.decls += fmt::format("  signal {} : natural;\n", sig);
+      for (size_t u : cs) shared.decls += fmt::format("  signal u{}_ilen{} : natural;\n", u, j);
+      shared.body += muxOverCalls(sig, cs, [&](size_t u) { return fmt::format("u{}_ilen{}", u, j); }, "0");
+      map += fmt::format(", len{0} => {1}", j, sig);
+    }
+    shared.body += fmt::format("  {} : entity work.{}\n    port map ({});\n", ik, inst.entity, map);
+  }
+
+  for (size_t i = 0; i < prog.units.size(); ++i) {
+    const auto& u = prog.units[i];
+    detail::EntitySpec spec;
+    spec.entity = fmt::format("{}_u{}", d.design, i);
+    spec.comment = fmt::format("Unit {} of the schedule: '{}'", i, u.name);
+    spec.emit.assign(u.nodes.size(), true);
+    if (u.call) {
+      const CallPorts& cp = ports.at(i);
+      spec.comment += fmt::format(", a call of shared instance {}", u.call->instance);
+      for (uint32_t n : u.call->datapath) spec.emit[n] = false;
+      spec.sources[cp.result] = "ir";
+      for (size_t p = 0; p < cp.ports.size(); ++p) {
+        spec.sinks.push_back({cp.ports[p], fmt::format("ip{}", p)});
+        extra[i] += fmt::format(",\n              ip{0}_valid => u{1}_ip{0}_valid, ip{0}_ready => u{1}_ip{0}_ready, ip{0}_data => u{1}_ip{0}_data",
+                                p, i);
+      }
+      extra[i] += fmt::format(",\n              ir_valid => u{0}_ir_valid, ir_ready => u{0}_ir_ready, ir_data => u{0}_ir_data", i);
+      for (size_t j = 0; j < cp.lengths.size(); ++j) {
+        spec.lenOutputs.push_back({fmt::format("ilen{}", j), cp.lengths[j].second});
+        extra[i] += fmt::format(", ilen{0} => u{1}_ilen{0}", j, i);
+      }
+    }
+    units.push_back(detail::emitEntity(d.map, u, spec));
     d.dspLanes += units.back().dspLanes;
     d.linePorts += static_cast<int64_t>(units.back().portIsWrite.size());
     d.files.push_back({units.back().entity + ".vhd", units.back().text});
   }
-  d.files.push_back({d.top + ".vhd", topText(d.top, units, prog)});
+  for (auto& f : instanceFiles) d.files.push_back(std::move(f));
+  d.files.push_back({d.top + ".vhd", topText(d.top, units, prog, extra, shared)});
   return d;
 }
 

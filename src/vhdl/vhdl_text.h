@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <map>
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
@@ -30,6 +31,22 @@ struct EmittedUnit {
   int64_t dspLanes = 0;
 };
 
-EmittedUnit emitUnit(const lower::Program& prog, const MemoryMap& map, size_t unitIndex, const std::string& design);
+/// What one generated entity contains: a subset of a unit's nodes, with streams entering
+/// and leaving through ports. A plain unit emits all its nodes and has the memory ports;
+/// a call unit emits its call site (the datapath comes in and goes out through ports to
+/// the shared instance); an instance emits a datapath (its ports are its operands).
+struct EntitySpec {
+  std::string entity;
+  std::string comment;
+  std::vector<bool> emit;                                // per node of the unit
+  std::map<uint32_t, std::string> sources;               // node outside the entity -> input port prefix
+  std::vector<std::pair<uint32_t, std::string>> sinks;   // node -> output port prefix
+  std::map<uint32_t, std::string> lenInputs;             // ReduceStm node -> its runtime length input
+  std::map<uint32_t, int64_t> maxLen;                    // ReduceStm node -> the largest length of any call
+  std::vector<std::pair<std::string, int64_t>> lenOutputs;  // output port -> constant length of this call
+  bool memory = true;                                    // line ports and done
+};
+
+EmittedUnit emitEntity(const MemoryMap& map, const lower::Unit& unit, EntitySpec spec);
 
 }  // namespace skeleshare::vhdl::detail

@@ -43,7 +43,7 @@ TEST(SimChecks, WrongWeightAddressIsCaughtAtTheFirstDifferingElement) {
   // Point the first unit's read of weight blur_w one element further.
   const Region& w = d.map.regions.at(static_cast<size_t>(s.prog.findBuffer("blur_w")));
   std::string& unit0 = d.files.at(d.files.size() - s.prog.units.size() - 1).text;
-  std::string from = "-- buffer blur_w\n    generic map (LANES => ";
+  std::string from = "ss_read  -- buffer blur_w";
   size_t at = unit0.find(from);
   ASSERT_NE(at, std::string::npos) << unit0;
   std::string base = fmt::format("BASE => {},", w.base);

@@ -1,6 +1,7 @@
 -- ReduceStm: reduces the innermost stream dimension: every N consecutive vectors give
 -- one, lane by lane. KIND "add" accumulates with 32-bit wrap (O_BITS = 32), "max" keeps
--- the largest (O_BITS = I_BITS).
+-- the largest (O_BITS = I_BITS). In a shared instance the length differs between calls:
+-- `len` (1 .. N) then overrides N; left open (0), N applies.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -15,7 +16,8 @@ entity ss_reduce_stm is
     i_data   : in  std_logic_vector(LANES * I_BITS - 1 downto 0);
     o_valid  : out std_logic;
     o_ready  : in  std_logic;
-    o_data   : out std_logic_vector(LANES * O_BITS - 1 downto 0)
+    o_data   : out std_logic_vector(LANES * O_BITS - 1 downto 0);
+    len      : in  natural := 0
   );
 end entity;
 
@@ -24,9 +26,11 @@ architecture rtl of ss_reduce_stm is
   signal count     : natural range 0 to N - 1 := 0;
   signal out_valid : std_logic := '0';
   signal take      : std_logic;
+  signal final     : natural range 0 to N - 1;  -- the count of a group's last input
 begin
+  final <= N - 1 when len = 0 else len - 1;
   -- the last input of a group needs the output register; the others only the accumulator
-  take    <= i_valid when count /= N - 1 else i_valid and (o_ready or not out_valid);
+  take    <= i_valid when count /= final else i_valid and (o_ready or not out_valid);
   i_ready <= take;
   o_valid <= out_valid;
 
@@ -56,7 +60,7 @@ begin
             r(k * O_BITS + O_BITS - 1 downto k * O_BITS) := std_logic_vector(x);
           end loop;
           acc <= r;
-          if count = N - 1 then
+          if count = final then
             o_data    <= r;
             out_valid <= '1';
             count     <= 0;
