@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+"""Reproduce the SkeleShare paper's evaluation (CGO 2026, Section VI) with one command:
+Table III (every experiment a compiler can run), Fig. 12 (e-graph size and compile time
+against the number of VGG-CIFAR layers) and Fig. 13 (predicted cycles of the best VGG
+design against solver time).
+
+Each experiment is one `skeleshare compile` run (its report.json is kept under
+OUT/runs/); the table puts our numbers beside the paper's. Hardware columns (lowered or
+estimated cycles, simulated cycles, yosys Logic/RAM/DSP) are read from report.json or
+`skeleshare sim` when the tool provides them and are "n/a" otherwise: nothing is
+invented. See docs/reproducing.md.
+
+usage: benchmarks/reproduce.py [--quick] [--skip-hw] [--no-figures] [--out DIR]
+                               [--skeleshare PATH] [--effort N] [--timeout S]
+                               [--only ID,ID...]
+Writes OUT/table3.md, OUT/table3.json, OUT/fig12.csv/.png, OUT/fig13.csv/.png
+(OUT defaults to results/). Needs only the standard library; the PNGs need matplotlib
+(/usr/bin/python3 with python3-matplotlib) and are skipped with a note without it.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from fig12_scaling import truncated  # noqa: E402  (the same VGG slices as Fig. 12a)
+
+# Extraction effort of --quick (the compile default is 250,000,000, about a minute of one
+# core per experiment): enough for the greedy design of every benchmark and a few solver
+# queries, so the whole table takes a few minutes.
+QUICK_EFFORT = 10_000_000
+# Rows whose design is predicted to take more cycles than this are not simulated: GHDL
+# simulates a few thousand cycles of a large design per second at best.
+DEFAULT_SIM_MAX_CYCLES = 200_000
+
+# Table III of the paper (Arria 10 GX1150, measured on the board), copied from
+# shared/reference/benchmarks.md ("Table III of the paper"), which copies the paper's
+# table (papers/skeleshare-cgo26.txt, Section VI). Logic = % of 427,200 ALMs, RAM = % of
+# 2,713 M20K blocks, DSPs = % of 1,518 DSP blocks, GOPS = MACs * 2 * 0.2 / measured cycles.
+# "prior" is the paper's row for prior (hand-made) work on the same benchmark, if any.
+PAPER = {
+    "1": {"outcome": "design", "logic": 49, "ram": 35, "dsps": 76, "gops": 163,
+          "prior": "exp. 2, [15] manual: 48% / 33% / 76%, 166 GOPS"},
+    "3": {"outcome": "design", "logic": 38, "ram": 24, "dsps": 76, "gops": 647,
+          "prior": "exp. 4, [15]: 76% DSPs, 608 GOPS; exp. 5, [33]: 58%, 500 GOPS"},
+    "6": {"outcome": "design", "logic": 35, "ram": 29, "dsps": 67, "gops": 648,
+          "prior": "exp. 7, [18] (Virtex UltraScale+, 1,024 DSPs): 583 GOPS"},
+    "8": {"outcome": "design", "logic": 10, "ram": 7, "dsps": 6, "gops": 61, "prior": None},
+    "9": {"outcome": "design", "logic": 11, "ram": 7, "dsps": 25, "gops": 63, "prior": None},
+    "10": {"outcome": "no solution found", "prior": None},
+    "11": {"outcome": "no solution found", "prior": None},
+    "12": {"outcome": "no solution found", "prior": None},
+    "13": {"outcome": "not synthesizable", "prior": None},
+    "14": {"outcome": "design", "logic": 45, "ram": 35, "dsps": 72, "gops": 125, "prior": None},
+    "15": {"outcome": "design", "logic": 42, "ram": 35, "dsps": 19, "gops": 65,
+           "prior": "exp. 16, [15] manual: 40% / 33% / 19%, 69 GOPS"},
+    "17": {"outcome": "design", "logic": 40, "ram": 35, "dsps": 38, "gops": 123,
+           "prior": "exp. 18, [15] manual: 42% / 33% / 38%, 136 GOPS"},
+}
+
+
+def rule_groups(rules_dir):
+    """Every rule group named in rules/*.rules (`rule NAME group a, b:`)."""
+    groups = set()
+    for name in sorted(os.listdir(rules_dir)):
+        if name.endswith(".rules"):
+            with open(os.path.join(rules_dir, name)) as f:
+                for m in re.finditer(r"^\s*rule\s+\S+\s+group\s+([^:]+):", f.read(), re.M):
+                    groups.update(g.strip() for g in m.group(1).split(","))
+    return sorted(groups)
+
+
+def experiments(rules_dir):
+    """Table III's compiler experiments, in the paper's row order. `budget_from` names
+    the experiment whose DSP count (divided by `budget_divisor`) is this one's budget."""
+    vgg, yolo = "benchmarks/vgg_cifar.dsl", "benchmarks/tinyyolo_v2.dsl"
+    att, sten = "benchmarks/self_attention.dsl", "benchmarks/stencil4.dsl"
+    direct = ["--no-sharing", "--max-conv-units", "13"]
+    for g in rule_groups(rules_dir):
+        direct += ["--disable", g]
+    return [
+        {"id": "1", "name": "VGG, SkeleShare", "program": vgg, "flags": []},
+        {"id": "3", "name": "TinyYolo, SkeleShare", "program": yolo, "flags": []},
+        {"id": "6", "name": "Self-attention, SkeleShare", "program": att, "flags": []},
+        {"id": "8", "name": "4-stage stencil, SkeleShare (1/4 of exp. 9's DSPs)", "program": sten,
+         "flags": [], "budget_from": "9", "budget_divisor": 4},
+        {"id": "9", "name": "4-stage stencil, baseline (no sharing)", "program": sten, "flags": ["--no-sharing"]},
+        {"id": "10", "name": "VGG, SkeleShare, no sharing", "program": vgg, "flags": ["--no-sharing"]},
+        {"id": "11", "name": "VGG, SkeleShare, no padding", "program": vgg, "flags": ["--disable", "padding"]},
+        {"id": "12", "name": "VGG, SkeleShare, no tiling", "program": vgg, "flags": ["--disable", "tiling"]},
+        # The paper's "baseline, no sharing": a design that implements VGG directly. Here:
+        # no sharing, one convolution unit per layer (13), and no rewriting at all (every
+        # rule group disabled), so each layer is the program's own skeleton at its own
+        # parallelism; the question is whether it fits the device's DSPs.
+        {"id": "13", "name": "VGG, baseline, no sharing (direct: no rewrites, 13 units)", "program": vgg,
+         "flags": direct, "fit_check": True},
+        {"id": "14", "name": "VGG, SkeleShare, 1 abstraction level", "program": vgg,
+         "flags": ["--single-abstraction"]},
+        {"id": "15", "name": "VGG, SkeleShare, 1/4 DSPs", "program": vgg, "flags": ["--dsp-fraction", "0.25"]},
+        {"id": "17", "name": "VGG, SkeleShare, 1/2 DSPs", "program": vgg, "flags": ["--dsp-fraction", "0.5"]},
+    ]
+
+
+def run_order(exps):
+    """Experiments whose budget comes from another one run after it."""
+    done, order = set(), []
+    pending = list(exps)
+    while pending:
+        for e in pending:
+            if e.get("budget_from") is None or e["budget_from"] in done or \
+                    e["budget_from"] not in {x["id"] for x in exps}:
+                order.append(e)
+                done.add(e["id"])
+                pending.remove(e)
+                break
+    return order
+
+
+class Tool:
+    """The skeleshare executable and what this build of it offers."""
+
+    def __init__(self, path, rules, resume=False, device_dsps=None):
+        self.path, self.rules, self.resume, self.device_dsps = path, rules, resume, device_dsps
+        self.reused = 0
+        top = subprocess.run([path, "--help"], capture_output=True, text=True).stdout
+        self.has_sim = re.search(r"^\s+sim\s", top, re.M) is not None
+        self.compile_help = subprocess.run([path, "compile", "--help"], capture_output=True, text=True).stdout
+        self.sim_help = (subprocess.run([path, "sim", "--help"], capture_output=True, text=True).stdout
+                         if self.has_sim else "")
+        m = re.search(r"--effort\b.*?\(default (\d+)\)", self.compile_help)
+        self.default_effort = int(m.group(1)) if m else None
+
+    def matches(self, report, program, flags, limits):
+        """Whether an existing report.json was made from these settings (for --resume):
+        the program, sharing, abstraction, disabled groups, limits, DSP budget, units."""
+        def value(opts, name, default):
+            return opts[opts.index(name) + 1] if name in opts else default
+        o = report.get("options") or {}
+        disabled = sorted(flags[i + 1] for i, f in enumerate(flags) if f == "--disable")
+        budget = self.device_dsps
+        if "--dsp-budget" in flags:
+            budget = int(value(flags, "--dsp-budget", 0))
+        elif "--dsp-fraction" in flags:
+            budget = int(float(value(flags, "--dsp-fraction", 0)) * self.device_dsps)
+        return (os.path.abspath(report.get("file", "")) == os.path.abspath(os.path.join(ROOT, program)) and
+                o.get("sharing") == ("--no-sharing" not in flags) and
+                o.get("single_abstraction") == ("--single-abstraction" in flags) and
+                sorted(o.get("disabled_groups", [])) == disabled and
+                o.get("effort") == int(value(limits, "--effort", self.default_effort)) and
+                float(o.get("timeout_seconds", -1)) == float(value(limits, "--timeout", 0)) and
+                report.get("dsp_budget") == budget and
+                report.get("max_conv_units") == int(value(flags, "--max-conv-units", 1)))
+
+    def compile(self, program, out_dir, flags, limits):
+        """Runs `skeleshare compile`; returns (exit code, report or None, wall seconds, stderr)."""
+        cmd = [self.path, "compile", os.path.join(ROOT, program), "-o", out_dir, "--quiet",
+               "--rules", self.rules] + limits + flags
+        if self.resume:
+            try:
+                with open(os.path.join(out_dir, "report.json")) as f:
+                    old = json.load(f)
+                if self.matches(old, program, flags, limits):
+                    rc = {"ok": 0, "no_solution": 3, "timeout_no_solution": 3}.get(old.get("status"))
+                    self.reused += 1
+                    return rc, old, old.get("compile_seconds", 0.0), "", cmd
+            except (OSError, ValueError):
+                pass
+        if os.path.isdir(out_dir):
+            shutil.rmtree(out_dir)
+        start = time.monotonic()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.monotonic() - start
+        report = None
+        try:
+            with open(os.path.join(out_dir, "report.json")) as f:
+                report = json.load(f)
+        except (OSError, ValueError):
+            pass
+        return r.returncode, report, wall, r.stderr.strip(), cmd
+
+    def simulate(self, design_ir, out_dir, timeout):
+        """`skeleshare sim` of an extracted design, lowered as written; a dict or None."""
+        if not self.has_sim or "--as-written" not in self.sim_help:
+            return {"skipped": "this skeleshare has no `sim --as-written`"}
+        cmd = [self.path, "sim", design_ir, "--as-written", "--json", "--quiet", "-o", out_dir,
+               "--rules", self.rules]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"skipped": f"simulation did not finish within {timeout:g} s"}
+        try:
+            j = json.loads(r.stdout)
+        except ValueError:
+            return {"skipped": f"sim exited {r.returncode}: {r.stderr.strip()[:300]}"}
+        j["exit_code"] = r.returncode
+        return j
+
+
+def first_key(d, names):
+    """(name, value) of the first of `names` present in dict d with a non-null value."""
+    if isinstance(d, dict):
+        for n in names:
+            if d.get(n) is not None:
+                return n, d[n]
+    return None, None
+
+
+def hardware_columns(report):
+    """The lowering / VHDL / synthesis fields of report.json that this build writes:
+    top level or under "hardware"; absent ones are None."""
+    hw = report.get("hardware") if isinstance(report.get("hardware"), dict) else {}
+    synth = report.get("synth") or hw.get("synth")
+
+    def pick(names):
+        for d in (report, hw):
+            _, v = first_key(d, names)
+            if v is not None:
+                return v
+        return None
+
+    cols = {
+        "lowered_dsps": pick(["lowered_dsps"]) if report.get("lowered_dsps") is not None else hw.get("dsps"),
+        "estimated_cycles": pick(["estimated_cycles"]),
+        "onchip_memory_bits": pick(["onchip_memory_bits"]),
+        "synth": None,
+    }
+    if isinstance(synth, dict):
+        cols["synth"] = {
+            "logic": first_key(synth, ["logic", "alms", "luts", "lut", "logic_cells", "cells"]),
+            "ram": first_key(synth, ["ram", "m20k", "ram_blocks", "brams", "memory_bits", "ram_bits"]),
+            "dsp": first_key(synth, ["dsp", "dsps", "dsp_blocks", "multipliers"]),
+            "raw": synth,
+        }
+    return cols
+
+
+def status_text(exp, rc, report, stderr):
+    if report is None:
+        return f"error (exit {rc}): {stderr[:200]}"
+    st = report.get("status")
+    if st == "ok":
+        return "design (proven optimal)" if report.get("optimal") else "design"
+    if st == "no_solution":
+        return "does not fit" if exp.get("fit_check") else "no solution found"
+    if st == "timeout_no_solution":
+        return "no solution found (within the limits)"
+    return f"{st} (exit {rc})"
+
+
+def run_experiments(args, tool, exps, limits):
+    results, by_id = {}, {}
+    for exp in run_order(exps):
+        flags = list(exp["flags"])
+        note = None
+        if exp.get("budget_from"):
+            base = by_id.get(exp["budget_from"])
+            used = base and base["report"] and base["report"].get("dsp_used")
+            if not used:
+                results[exp["id"]] = {"exp": exp, "rc": None, "report": None, "wall": 0.0,
+                                      "stderr": f"experiment {exp['budget_from']} has no design to take 1/"
+                                                f"{exp['budget_divisor']} of its DSPs from", "cmd": []}
+                continue
+            budget = used // exp["budget_divisor"]
+            flags += ["--dsp-budget", str(budget)]
+            note = f"budget {budget} = {used} // {exp['budget_divisor']}"
+        out_dir = os.path.join(args.out, "runs", f"exp{int(exp['id']):02d}")
+        rc, report, wall, stderr, cmd = tool.compile(exp["program"], out_dir, flags, limits)
+        res = {"exp": exp, "rc": rc, "report": report, "wall": wall, "stderr": stderr, "cmd": cmd,
+               "note": note, "sim": None}
+        if not args.skip_hw and report and report.get("status") == "ok":
+            cycles = report.get("predicted_cycles") or 0
+            if cycles > args.sim_max_cycles:
+                res["sim"] = {"skipped": f"predicted {cycles} cycles > --sim-max-cycles {args.sim_max_cycles}"}
+            else:
+                res["sim"] = tool.simulate(os.path.join(out_dir, "design.ir"), os.path.join(out_dir, "sim"),
+                                           args.sim_timeout)
+        results[exp["id"]] = res
+        by_id[exp["id"]] = res
+        r = report or {}
+        print(f"exp {exp['id']:>2} {exp['name'][:48]:48} {status_text(exp, rc, report, stderr):24} "
+              f"dsp={r.get('dsp_used')} cycles={r.get('predicted_cycles')} {wall:.1f}s", file=sys.stderr, flush=True)
+    return [results[e["id"]] for e in exps if e["id"] in results]
+
+
+def fmt_int(v):
+    return "n/a" if v is None else f"{v:,}"
+
+
+def fmt_num(v, digits=1):
+    return "n/a" if v is None else f"{v:,.{digits}f}"
+
+
+def row_record(res, device_dsps):
+    """One table row as plain data (the JSON), compile-side and hardware columns."""
+    exp, r = res["exp"], res["report"] or {}
+    used = r.get("dsp_used")
+    hw = hardware_columns(r) if r else {"lowered_dsps": None, "estimated_cycles": None,
+                                       "onchip_memory_bits": None, "synth": None}
+    sim = res.get("sim") or {}
+    rec = {
+        "id": exp["id"], "experiment": exp["name"], "program": exp["program"],
+        "flags": exp["flags"], "command": res["cmd"], "note": res.get("note"),
+        "exit_code": res["rc"], "status": r.get("status"),
+        "result": status_text(exp, res["rc"], res["report"], res["stderr"]),
+        "message": r.get("message") or res["stderr"] or None,
+        "dsp_budget": r.get("dsp_budget"), "dsp_used": used,
+        "dsp_percent": None if used is None else 100.0 * used / device_dsps,
+        "conv_units": r.get("conv_units"), "predicted_cycles": r.get("predicted_cycles"),
+        "macs": r.get("macs"), "predicted_gops": r.get("predicted_gops"),
+        "optimal": r.get("optimal"), "stopped_by": r.get("stopped_by"),
+        "lower_bound_cycles": r.get("lower_bound_cycles"),
+        "enodes": r.get("enodes"), "eclasses": r.get("eclasses"),
+        "saturation_seconds": r.get("saturation_seconds"), "extraction_seconds": r.get("extraction_seconds"),
+        "compile_seconds": r.get("compile_seconds", res["wall"]), "wall_seconds": res["wall"],
+        "shared": [{"skeleton": s.get("skeleton"), "dsps": s.get("dsps"), "uses": s.get("uses")}
+                   for s in r.get("shared") or []],
+        "lowered_dsps": hw["lowered_dsps"], "estimated_cycles": hw["estimated_cycles"],
+        "onchip_memory_bits": hw["onchip_memory_bits"],
+        "synth": hw["synth"]["raw"] if hw["synth"] else None,
+        "synth_logic": hw["synth"]["logic"] if hw["synth"] else None,
+        "synth_ram": hw["synth"]["ram"] if hw["synth"] else None,
+        "synth_dsp": hw["synth"]["dsp"] if hw["synth"] else None,
+        "simulated_cycles": sim.get("simulated_cycles") if sim.get("result") == "PASS" else None,
+        "simulation": sim or None,
+        "paper": PAPER[exp["id"]],
+    }
+    paper_design = PAPER[exp["id"]]["outcome"] == "design"
+    rec["agrees_with_paper"] = (r.get("status") == "ok") == paper_design
+    return rec
+
+
+def synth_cell(pair):
+    if not pair or pair[1] is None:
+        return "n/a"
+    name, v = pair
+    return f"{v:,} {name}" if isinstance(v, (int, float)) else f"{v} {name}"
+
+
+def markdown(rows, meta):
+    out = [f"# Table III, reproduced ({meta['mode']} run)", "",
+           f"skeleshare {meta['commit']}, {meta['effort_text']}; {meta['date']}; whole run "
+           f"{meta['total_seconds']:.0f} s" +
+           (f" ({meta['reused_runs']} runs reused from an earlier run; all compiles together "
+            f"{meta['compile_seconds_total']:.0f} s)" if meta["reused_runs"] else "") + ".", "",
+           "Ours: the cost model's prediction at 200 MHz (no board). Paper: measured on the Arria 10 "
+           "GX1150. DSP % of 1,518.", "",
+           "| # | experiment | ours | paper | DSPs (ours) | DSP % ours / paper | predicted cycles | "
+           "GOPS ours / paper | optimal | e-nodes | compile s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for x in rows:
+        p = x["paper"]
+        pd = f"{p['dsps']}%" if "dsps" in p else "-"
+        pg = f"{p['gops']}" if "gops" in p else "-"
+        if x["status"] != "ok":
+            opt = "-"
+        else:
+            opt = "yes" if x["optimal"] else f"no (bound {fmt_int(x['lower_bound_cycles'])})"
+        ours_pct = "n/a" if x["dsp_percent"] is None else f"{x['dsp_percent']:.1f}%"
+        out.append(f"| {x['id']} | {x['experiment']} | {x['result']} | {p['outcome']} | {fmt_int(x['dsp_used'])} | "
+                   f"{ours_pct} / {pd} | {fmt_int(x['predicted_cycles'])} | "
+                   f"{fmt_num(x['predicted_gops'])} / {pg} | {opt} | {fmt_int(x['enodes'])} | "
+                   f"{fmt_num(x['compile_seconds'])} |")
+    out += ["", "## Hardware columns", "",
+            "Lowered design and open-source estimates (n/a: not provided by this build or not run; "
+            "see table3.json for why). Paper: Logic % of ALMs / RAM % of M20K, measured by Quartus.", "",
+            "| # | lowered DSPs | on-chip memory bits | estimated cycles | simulated cycles | "
+            "yosys logic | yosys RAM | yosys DSP | paper Logic / RAM |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for x in rows:
+        p = x["paper"]
+        plr = f"{p['logic']}% / {p['ram']}%" if "logic" in p else "-"
+        out.append(f"| {x['id']} | {fmt_int(x['lowered_dsps'])} | {fmt_int(x['onchip_memory_bits'])} | "
+                   f"{fmt_int(x['estimated_cycles'])} | {fmt_int(x['simulated_cycles'])} | "
+                   f"{synth_cell(x['synth_logic'])} | {synth_cell(x['synth_ram'])} | {synth_cell(x['synth_dsp'])} | "
+                   f"{plr} |")
+    out += ["", "Messages:", ""]
+    for x in rows:
+        msg = x["message"] or ""
+        if x["note"]:
+            msg = f"{x['note']}; {msg}"
+        out.append(f"- {x['id']}: {msg}")
+    out += ["", "Prior work in the paper's table (not run here):", ""]
+    for x in rows:
+        if x["paper"].get("prior"):
+            out.append(f"- beside {x['id']}: {x['paper']['prior']}")
+    return "\n".join(out) + "\n"
+
+
+def figure12(args, tool, limits, whole_vgg):
+    """Fig. 12: e-nodes and compile time of the first 1..14 VGG-CIFAR layers (compile runs).
+    14 layers is the whole program: experiment 1's run (same flags and limits) when given."""
+    with open(os.path.join(ROOT, "benchmarks", "vgg_cifar.dsl")) as f:
+        source = f.read()
+    slices = os.path.join(args.out, "runs", "fig12")
+    os.makedirs(slices, exist_ok=True)
+    rows = []
+    for k in range(1, 15):
+        path = os.path.join(slices, f"vgg_{k}.dsl")
+        with open(path, "w") as f:
+            f.write(truncated(source, k))
+        if k == 14 and whole_vgg is not None:
+            r, wall = whole_vgg, whole_vgg.get("compile_seconds")
+        else:
+            rc, r, wall, stderr, _ = tool.compile(path, os.path.join(slices, f"vgg_{k}"), [], limits)
+        if r is None:
+            sys.exit(f"fig. 12, {k} layers: compile failed (exit {rc}): {stderr}")
+        rows.append({"layers": k, "enodes": r.get("enodes"), "eclasses": r.get("eclasses"), "status": r.get("status"),
+                     "optimal": r.get("optimal"), "predicted_cycles": r.get("predicted_cycles"),
+                     "saturation_seconds": r.get("saturation_seconds"),
+                     "extraction_seconds": r.get("extraction_seconds"),
+                     "compile_seconds": r.get("compile_seconds", wall)})
+        print(f"fig12 {k:2d} layers: {r.get('enodes')} e-nodes, compile {rows[-1]['compile_seconds']:.2f} s",
+              file=sys.stderr, flush=True)
+    write_csv(os.path.join(args.out, "fig12.csv"), rows)
+
+    def draw(plt):
+        fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))
+        xs = [x["layers"] for x in rows]
+        a.plot(xs, [x["enodes"] for x in rows], "o-")
+        a.set_xlabel("number of VGG-CIFAR layers")
+        a.set_ylabel("e-nodes after saturation")
+        a.set_title("(a) e-graph size")
+        a.set_xticks(xs)
+        b.plot(xs, [x["compile_seconds"] for x in rows], "o-", label="compile (total)")
+        b.plot(xs, [x["extraction_seconds"] for x in rows], "s--", label="extraction")
+        b.plot(xs, [x["saturation_seconds"] for x in rows], "^:", label="saturation")
+        b.set_xlabel("number of VGG-CIFAR layers")
+        b.set_ylabel("seconds")
+        b.set_title("(b) compile time")
+        b.set_xticks(xs)
+        b.legend()
+        fig.tight_layout()
+        return fig
+    return rows, plot(os.path.join(args.out, "fig12.png"), draw)
+
+
+def figure13(args, vgg_report):
+    """Fig. 13: predicted cycles of the best VGG design against solver time, from the
+    improvements of experiment 1's extraction (a step function ending at the run's end)."""
+    imps = (vgg_report or {}).get("improvements") or []
+    end = (vgg_report or {}).get("extraction_seconds")
+    rows = [{"seconds": i.get("seconds"), "effort": i.get("effort"), "predicted_cycles": i.get("predicted_cycles"),
+             "dsp_used": i.get("dsp_used"), "source": i.get("source")} for i in imps]
+    if rows and end is not None:
+        rows.append(dict(rows[-1], seconds=end, effort=vgg_report.get("effort_spent"), source="end of extraction"))
+    write_csv(os.path.join(args.out, "fig13.csv"), rows or [{"seconds": None, "predicted_cycles": None}])
+    if not rows:
+        return rows, "no improvements in experiment 1's report"
+
+    def draw(plt):
+        fig, ax = plt.subplots(figsize=(6, 3.8))
+        ax.step([x["seconds"] for x in rows], [x["predicted_cycles"] for x in rows], where="post", marker="o")
+        ax.set_xlabel("extraction time (s)")
+        ax.set_ylabel("predicted cycles of the best design")
+        ax.set_title("Fig. 13: VGG-CIFAR, best design over solver time")
+        ax.set_ylim(bottom=0)
+        if min(x["seconds"] for x in rows) > 0:
+            ax.set_xscale("log")  # improvements come early and the search runs long
+        fig.tight_layout()
+        return fig
+    return rows, plot(os.path.join(args.out, "fig13.png"), draw)
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot(png, draw):
+    """Draws with matplotlib if it is there; returns None or why no PNG was written."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return "matplotlib is missing (use /usr/bin/python3 with python3-matplotlib): no PNG"
+    fig = draw(plt)
+    fig.savefig(png, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return None
+
+
+def solver_limits(effort, timeout):
+    """compile's flags for an effort and a timeout (None: compile's default)."""
+    return (["--effort", str(effort)] if effort is not None else []) + \
+        (["--timeout", str(timeout)] if timeout is not None else [])
+
+
+def git_commit():
+    r = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty"], capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def default_tool():
+    for b in ("build-release", "build"):
+        p = os.path.join(ROOT, b, "src", "skeleshare")
+        if os.access(p, os.X_OK):
+            return p
+    return os.path.join(ROOT, "build", "src", "skeleshare")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--skeleshare", default=default_tool(), help="the executable (default: build-release/ or build/)")
+    ap.add_argument("--rules", default=os.path.join(ROOT, "rules"))
+    ap.add_argument("--out", default=os.path.join(ROOT, "results"), help="output directory (default results/)")
+    ap.add_argument("--quick", action="store_true", help=f"short solver limits (--effort {QUICK_EFFORT:,}): a few minutes")
+    ap.add_argument("--effort", type=int, help="extraction effort of every compile (default: compile's own)")
+    ap.add_argument("--timeout", type=float, help="extraction wall-clock limit of every compile (makes results load-dependent)")
+    ap.add_argument("--skip-hw", action="store_true", help="no simulation (hardware columns come only from report.json)")
+    ap.add_argument("--sim-timeout", type=float, default=600.0, help="seconds per simulation (default 600)")
+    ap.add_argument("--sim-max-cycles", type=int, default=DEFAULT_SIM_MAX_CYCLES,
+                    help=f"simulate only designs predicted to take at most this many cycles (default {DEFAULT_SIM_MAX_CYCLES:,})")
+    ap.add_argument("--no-figures", action="store_true", help="only Table III")
+    ap.add_argument("--fig12-effort", type=int,
+                    help="extraction effort of the Fig. 12 slices (default: that of the table)")
+    ap.add_argument("--resume", action="store_true",
+                    help="reuse OUT/runs/*/report.json made with the same settings (by the same build!)")
+    ap.add_argument("--only", help="comma-separated experiment ids (e.g. 1,10); default: all")
+    args = ap.parse_args()
+    if not os.access(args.skeleshare, os.X_OK):
+        sys.exit(f"reproduce.py: no skeleshare executable at {args.skeleshare} (build it, or give --skeleshare)")
+    args.out = os.path.abspath(args.out)
+    os.makedirs(args.out, exist_ok=True)
+    effort = args.effort if args.effort is not None else (QUICK_EFFORT if args.quick else None)
+    limits = solver_limits(effort, args.timeout)
+    fig12_effort = args.fig12_effort if args.fig12_effort is not None else effort
+    effort_text = (f"extraction effort {effort:,}" if effort is not None else "compile's default extraction effort") + \
+        (f", timeout {args.timeout:g} s" if args.timeout is not None else "")
+
+    start = time.monotonic()
+    device_dsps = json.load(open(os.path.join(args.rules, "devices", "arria10_gx1150.json")))["dsp_blocks"]
+    tool = Tool(args.skeleshare, args.rules, args.resume, device_dsps)
+    exps = experiments(args.rules)
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = [w for w in wanted if w not in {e["id"] for e in exps}]
+        if unknown:
+            sys.exit(f"reproduce.py: no experiment {', '.join(unknown)} (have {', '.join(e['id'] for e in exps)})")
+        exps = [e for e in exps if e["id"] in wanted]
+    results = run_experiments(args, tool, exps, limits)
+    rows = [row_record(res, device_dsps) for res in results]
+
+    def write_outputs(figures):
+        total = time.monotonic() - start
+        compile_total = sum(x["compile_seconds"] or 0 for x in rows) + sum(
+            x["compile_seconds"] or 0 for x in figures.get("fig12", {}).get("rows", [])[:13])
+        meta = {"mode": "quick" if args.quick else "full", "commit": git_commit(), "effort": effort,
+                "effort_text": effort_text, "fig12_effort": fig12_effort, "timeout": args.timeout,
+                "skip_hw": args.skip_hw, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "total_seconds": total, "compile_seconds_total": compile_total, "reused_runs": tool.reused,
+                "skeleshare": args.skeleshare, "device_dsps": device_dsps}
+        md = markdown(rows, meta)
+        with open(os.path.join(args.out, "table3.md"), "w") as f:
+            f.write(md)
+        with open(os.path.join(args.out, "table3.json"), "w") as f:
+            json.dump({"meta": meta, "rows": rows, "figures": figures}, f, indent=2)
+            f.write("\n")
+        return md, total
+
+    # The table is written before the figures, which take as long again.
+    write_outputs({})
+    figures = {}
+    if not args.no_figures:
+        vgg = next((res["report"] for res in results if res["exp"]["id"] == "1"), None)
+        f13_rows, f13_note = figure13(args, vgg)
+        figures["fig13"] = {"rows": f13_rows, "png_note": f13_note}
+        f12_limits = solver_limits(fig12_effort, args.timeout)
+        f12_rows, f12_note = figure12(args, tool, f12_limits, vgg if f12_limits == limits else None)
+        figures["fig12"] = {"rows": f12_rows, "png_note": f12_note}
+    md, total = write_outputs(figures)
+    print(md)
+    for name, fig in figures.items():
+        if fig["png_note"]:
+            print(f"{name}: {fig['png_note']}")
+    print(f"wrote {args.out}/table3.md, table3.json" + ("" if args.no_figures else ", fig12.csv/png, fig13.csv/png") +
+          f"; whole run {total:.0f} s" + (f" ({tool.reused} runs reused)" if tool.reused else ""))
+
+
+if __name__ == "__main__":
+    main()
