@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <z3++.h>
 
@@ -369,6 +370,46 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+namespace {
+
+/// A part of the design space: the designs whose one hardware convolution unit lies in
+/// class `unit` (kNoClass with `noUnit`: designs without one; with more units allowed, the
+/// whole space). Built with the limits, so nodes that cannot fit are gone (problem.h).
+struct Part {
+  egraph::ClassId unit = egraph::kNoClass;
+  bool noUnit = false;
+  std::unique_ptr<Problem> problem;
+  int64_t lowerBound = 0;  // proven: no design of this part is faster
+  bool closed = false;     // no design of this part is faster than the best one
+  bool searched = false;
+  std::string name() const {
+    if (noUnit) return "no convolution unit";
+    if (unit == egraph::kNoClass) return "all designs";
+    return fmt::format("convolution unit in e{}", unit);
+  }
+};
+
+/// A design of `sub` as a selection over `full` (every node kept in a part is kept in the
+/// whole problem: parts only drop more nodes).
+std::optional<Selection> toFull(const Problem& full, const Problem& sub, const Selection& s) {
+  Selection out;
+  out.chosen.assign(full.classes().size(), -1);
+  out.shared.assign(full.classes().size(), 0);
+  for (uint32_t c = 0; c < sub.classes().size(); ++c) {
+    if (c >= s.chosen.size() || s.chosen[c] < 0) continue;
+    uint32_t fc = full.indexOf(sub.cls(c).id);
+    if (fc == UINT32_MAX) return std::nullopt;
+    egraph::NodeId id = sub.node(static_cast<uint32_t>(s.chosen[c])).id;
+    for (uint32_t n : full.cls(fc).nodes)
+      if (full.node(n).id == id) out.chosen[fc] = static_cast<int32_t>(n);
+    if (out.chosen[fc] < 0) return std::nullopt;
+    out.shared[fc] = s.shared[c];
+  }
+  return out;
+}
+
+}  // namespace
+
 ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -381,8 +422,8 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   };
   ExtractResult r;
   constexpr uint64_t kUnlimited = std::numeric_limits<uint64_t>::max();
-  uint64_t z3Spent = 0;
-  auto spent = [&] { return r.greedySteps / kGreedyStepsPerEffort + z3Spent; };
+  uint64_t z3Done = 0, z3Current = 0;  // resource units of finished contexts / the current one
+  auto spent = [&] { return r.greedySteps / kGreedyStepsPerEffort + z3Done + z3Current; };
   auto effortLeft = [&]() -> uint64_t {
     if (opts.effort == 0) return kUnlimited;
     return opts.effort > spent() ? opts.effort - spent() : 0;
@@ -393,7 +434,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       case Limit::Effort: return fmt::format("effort limit of {} reached", opts.effort);
       case Limit::Timeout: return fmt::format("timeout after {:.1f} s", elapsed());
       case Limit::QueryCap: return fmt::format("query cap of {} reached", opts.maxQueries);
-      case Limit::Solver: return "the solver gave up on a query";
+      case Limit::Solver: return "the solver's per-query limit was reached";
       case Limit::None: break;
     }
     return "search incomplete";
@@ -401,8 +442,51 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   auto say = [&](const std::string& line) {
     if (opts.progress) opts.progress(fmt::format("[{:7.2f}s] [effort {:>11}] {}", elapsed(), spent(), line));
   };
+  auto finish = [&](const std::string& message) {
+    r.message = message;
+    r.seconds = elapsed();
+    r.effortSpent = spent();
+    say(message);
+    return r;
+  };
 
-  r.lowerBound = timeLowerBound(p, opts.maxConvUnits);
+  // The parts: with at most one convolution unit, one per class that can hold it and one
+  // without any (docs/extraction.md, "Splitting by the convolution unit"); otherwise one.
+  std::vector<Part> parts;
+  {
+    ProblemOptions base = p.options();
+    base.dspLimit = opts.dspBudget;
+    base.convUnitLimit = opts.maxConvUnits;
+    auto add = [&](egraph::ClassId unit, bool noUnit) {
+      Part part;
+      part.unit = unit;
+      part.noUnit = noUnit;
+      ProblemOptions o = base;
+      o.onlyConvClass = unit;
+      if (noUnit) o.convUnitLimit = 0;
+      part.problem = std::make_unique<Problem>(p.egraph(), p.model(), p.egraph().find(p.cls(p.root()).id), o);
+      if (!part.problem->feasible()) return;
+      part.lowerBound = timeLowerBound(*part.problem, noUnit ? 0 : opts.maxConvUnits);
+      if (part.lowerBound >= kCostCap) return;
+      parts.push_back(std::move(part));
+    };
+    if (opts.maxConvUnits <= 1) {
+      add(egraph::kNoClass, true);
+      if (opts.maxConvUnits == 1)
+        for (uint32_t c = 0; c < p.classes().size(); ++c) {
+          bool hasConv = false;
+          for (uint32_t n : p.cls(c).nodes) hasConv |= isConvUnit(p.node(n).op);
+          if (hasConv) add(p.cls(c).id, false);
+        }
+    } else {
+      add(egraph::kNoClass, false);
+    }
+    std::stable_sort(parts.begin(), parts.end(),
+                     [](const Part& a, const Part& b) { return a.lowerBound < b.lowerBound; });
+  }
+  r.lowerBound = parts.empty() ? kCostCap : parts.front().lowerBound;
+  r.parts = parts.size();
+
   bool have = false;
   auto gapText = [&]() -> std::string {
     if (!have) return "";
@@ -423,22 +507,19 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     say(fmt::format("{}: {} cycles, {} DSPs{}", source, r.evaluation.time(), r.evaluation.dsps(), gapText()));
     return true;
   };
+  // The proven lower bound: the least over the parts not yet closed (and the best design).
+  auto updateLowerBound = [&] {
+    int64_t lb = have ? r.evaluation.time() : kCostCap;
+    for (const Part& part : parts)
+      if (!part.closed) lb = std::min(lb, part.lowerBound);
+    r.lowerBound = std::max(r.lowerBound, lb);
+  };
 
   say(fmt::format("problem: {}", p.stats().str()));
-  if (r.lowerBound >= kCostCap) {
-    // No single class can hold every convolution (timeLowerBound): infeasible outright.
-    r.status = Status::NoSolution;
-    r.message = fmt::format(
-        "no design has at most {} convolution unit{}: no single convolution function of the e-graph can serve "
-        "every convolution of the program",
-        opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s");
-    r.seconds = elapsed();
-    r.effortSpent = spent();
-    say(r.message);
-    return r;
-  }
-  say(fmt::format("lower bound: {} cycles", r.lowerBound));
-  if (opts.greedyWarmStart) {
+  say(fmt::format("{} part{} within the limits, least lower bound {} cycles", parts.size(),
+                  parts.size() == 1 ? "" : "s", parts.empty() ? 0 : parts.front().lowerBound));
+
+  if (opts.greedyWarmStart && !parts.empty()) {
     GreedyLimits gl;
     if (opts.effort > 0) gl.maxSteps = std::max<uint64_t>(1, opts.effort / 10) * kGreedyStepsPerEffort;
     if (timed) gl.maxSeconds = std::max(1.0, opts.timeoutSeconds / 10);
@@ -457,20 +538,14 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     }
   }
 
-  Encoding enc(p, opts);
-  r.encodedBools = enc.bools();
-  r.encodedInts = enc.ints();
-  say(fmt::format("encoded: {} Boolean and {} integer variables", r.encodedBools, r.encodedInts));
-  z3::solver& s = enc.solver();
-  z3::context& ctx = enc.ctx();
-
-  // One query; a model whose chosen nodes form a cycle gets that cycle forbidden and the
-  // query is repeated (lazy acyclicity), so a sat answer always has an acyclic design.
-  std::optional<Selection> model;
+  // One query on `enc`; a model whose chosen nodes form a cycle gets that cycle forbidden and
+  // the query is repeated (lazy acyclicity), so a sat answer always has an acyclic design.
   // `rlimit` 0 = only the effort left. An unknown answer caused by a global limit sets
   // `r.stoppedBy`; one caused by the query's own `rlimit` leaves it None.
-  auto check = [&](const std::vector<z3::expr>& assumptions, uint64_t rlimit) {
-    z3::expr_vector a(ctx);
+  std::optional<Selection> model;
+  auto check = [&](Encoding& enc, const std::vector<z3::expr>& assumptions, uint64_t rlimit) {
+    z3::solver& s = enc.solver();
+    z3::expr_vector a(enc.ctx());
     for (const auto& e : assumptions) a.push_back(e);
     for (;;) {
       model.reset();
@@ -482,13 +557,14 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       uint64_t limit = rlimit == 0 ? left : std::min(rlimit, left);
       bool byEffort = limit == left;
       constexpr uint64_t kMaxRlimit = 4'000'000'000u;  // Z3's rlimit parameter is 32-bit
-      z3::params params(ctx);
+      z3::params params(enc.ctx());
       params.set("timeout", remainingMs());
+      // Z3's rlimit is relative to the units already spent: this query may spend `limit`.
       params.set("rlimit", limit == kUnlimited ? 0u : static_cast<unsigned>(std::min(limit, kMaxRlimit)));
       s.set(params);
       ++r.queries;
       z3::check_result res = s.check(a);
-      z3Spent = enc.rlimitCount();
+      z3Current = enc.rlimitCount();
       if (res == z3::unknown) {
         if (timeUp()) r.stoppedBy = Limit::Timeout;
         else if (byEffort && limit != kUnlimited) r.stoppedBy = limit > kMaxRlimit ? Limit::Solver : Limit::Effort;
@@ -504,136 +580,228 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       enc.blockCycle(cycle);
     }
   };
-  const std::vector<z3::expr> limits{enc.budgetLiteral(), enc.convLiteral()};
+  auto queryLimit = [&](bool final) -> uint64_t {
+    if (opts.queryRlimit == 0) return 0;
+    return final ? opts.queryRlimit * kFinalQueryFactor : opts.queryRlimit;
+  };
+
+  // Which limit cannot be met, when no part has a design. First without a solver: the
+  // convolution-unit limit alone on the whole problem (limit pruning), then split by the
+  // unit's class; otherwise by minimising the DSPs resp. units with Z3 over the other
+  // limit alone (exact numbers).
+  auto unitText = [&] {
+    return fmt::format("at most {} convolution unit{}", opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s");
+  };
+  // The exact diagnosis: Z3 on the whole problem with each limit behind an assumption.
+  auto diagnoseWithSolver = [&]() -> std::string {
+    z3Done += z3Current;
+    z3Current = 0;
+    Encoding enc(p, opts);
+    z3::solver& s = enc.solver();
+    z3::context& ctx = enc.ctx();
+    auto minimise = [&](const z3::expr& quantity, const std::vector<z3::expr>& assume,
+                        int64_t hi) -> std::pair<int64_t, bool> {
+      int64_t lo = 0;
+      bool exact = true;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        s.push();
+        s.add(quantity <= ctx.int_val(mid));
+        z3::check_result q = check(enc, assume, 0);
+        s.pop();
+        if (q == z3::sat) hi = mid;
+        else if (q == z3::unsat) lo = mid + 1;
+        else { exact = false; break; }
+      }
+      return {exact && lo >= hi ? hi : lo, exact && lo >= hi};
+    };
+    auto designValue = [&](int dim) {
+      Selection sel = *model;
+      Evaluation e = evaluate(p, sel);
+      return e.valid ? e.total[dim] : kCostCap;
+    };
+    std::string dspPart, convPart;
+    bool dspOk = false, convOk = false;
+    z3::check_result convRes = check(enc, {enc.convLiteral()}, 0);
+    if (convRes == z3::sat) {
+      convOk = true;
+      auto [need, exact] = minimise(enc.totalDsps(), {enc.convLiteral()}, designValue(kDsp));
+      dspPart = fmt::format("no design fits {} DSPs: the smallest design{} needs {}{}", opts.dspBudget,
+                            opts.maxConvUnits >= 0 ? fmt::format(" with at most {} convolution unit{}", opts.maxConvUnits,
+                                                                 opts.maxConvUnits == 1 ? "" : "s")
+                                                   : "",
+                            exact ? "" : "at least ", need);
+    }
+    if (check(enc, {enc.budgetLiteral()}, 0) == z3::sat) dspOk = true;
+    if (!convOk) {
+      z3::check_result anyRes = convRes == z3::unsat ? check(enc, {}, 0) : z3::unknown;
+      if (anyRes == z3::sat) {
+        int64_t unitsHi = designValue(kConvUnits), dspHi = designValue(kDsp);
+        auto [units, exactU] = minimise(enc.totalConvUnits(), {}, unitsHi);
+        auto [need, exactD] = minimise(enc.totalDsps(), {}, dspHi);
+        convPart = fmt::format(
+            "no design has at most {} convolution unit{}: the fewest possible is {}{} (the convolutions cannot "
+            "all use one shared unit); without that limit the smallest design needs {}{} DSPs",
+            opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s", exactU ? "" : "at least ", units,
+            exactD ? "" : "at least ", need);
+      } else if (anyRes == z3::unsat) {
+        convPart = "the e-graph has no well-formed design";
+      } else {
+        convPart = fmt::format(
+            "no design fits all the limits, and which one fails is undetermined: {} during the diagnosis",
+            limitText());
+      }
+    }
+    std::string message = !convOk ? convPart : dspPart;
+    if (convOk && dspOk) message += " (each limit can be met alone, not both)";
+    z3Done += z3Current;
+    z3Current = 0;
+    return message;
+  };
+  auto diagnose = [&]() -> std::string {
+    ProblemOptions base = p.options();
+    const egraph::ClassId root = p.egraph().find(p.cls(p.root()).id);
+    ProblemOptions convOnly = base;
+    convOnly.convUnitLimit = opts.maxConvUnits;
+    Problem pc(p.egraph(), p.model(), root, convOnly);
+    if (!pc.feasible())
+      return fmt::format("no design has {}: the fewest possible is {}{}", unitText(),
+                         base.sharing ? "at least " : "", pc.rootMinConvUnits());
+    bool someUnitPlacement = opts.maxConvUnits != 1;
+    if (!someUnitPlacement) {
+      for (const Part& part : parts) someUnitPlacement |= part.problem != nullptr;
+      ProblemOptions o = convOnly;
+      o.convUnitLimit = 0;
+      someUnitPlacement |= Problem(p.egraph(), p.model(), root, o).feasible();
+      for (uint32_t c = 0; c < p.classes().size() && !someUnitPlacement; ++c) {
+        bool hasConv = false;
+        for (uint32_t n : p.cls(c).nodes) hasConv |= isConvUnit(p.node(n).op);
+        if (!hasConv) continue;
+        o = convOnly;
+        o.onlyConvClass = p.cls(c).id;
+        Problem q(p.egraph(), p.model(), root, o);
+        someUnitPlacement = q.feasible() && timeLowerBound(q, 1) < kCostCap;
+      }
+    }
+    if (!someUnitPlacement)
+      return fmt::format(
+          "no design has {}: no single convolution function of the e-graph can serve every convolution of the "
+          "program",
+          unitText());
+    return diagnoseWithSolver();
+  };
+
+  // Search each part in the order of its lower bound; a part whose bound reaches the best
+  // design is closed without a query.
+  for (Part& part : parts) {
+    if (r.stoppedBy != Limit::None) break;
+    if (have && part.lowerBound >= r.evaluation.time()) {
+      part.closed = true;
+      continue;
+    }
+    part.searched = true;
+    const Problem& sub = *part.problem;
+    z3Done += z3Current;
+    z3Current = 0;
+    Encoding enc(sub, opts);
+    r.encodedBools = std::max(r.encodedBools, enc.bools());
+    r.encodedInts = std::max(r.encodedInts, enc.ints());
+    say(fmt::format("part: {} (lower bound {} cycles; {} nodes, {} classes, {} Boolean / {} integer variables)",
+                    part.name(), part.lowerBound, sub.stats().nodes, sub.stats().classes, enc.bools(), enc.ints()));
+    z3::solver& s = enc.solver();
+    z3::context& ctx = enc.ctx();
+    const std::vector<z3::expr> limits{enc.budgetLiteral(), enc.convLiteral()};
+    auto acceptModel = [&](const char* what) {
+      std::optional<Selection> full = toFull(p, sub, *model);
+      if (!full) throw std::logic_error("a part's design is not a design of the whole problem");
+      if (!accept(std::move(*full), what))
+        throw std::logic_error(
+            "the solver's design does not fit the limits or is not better than the best one after exact evaluation");
+    };
+    if (!have) {
+      z3::check_result res = check(enc, limits, queryLimit(true));
+      if (res == z3::sat) {
+        acceptModel("solver");
+      } else {
+        if (res == z3::unsat) part.closed = true;
+        else if (r.stoppedBy == Limit::None) r.stoppedBy = Limit::Solver;
+        continue;
+      }
+    }
+    s.add(enc.budgetLiteral());
+    s.add(enc.convLiteral());
+    s.add(enc.rootTime() >= ctx.int_val(part.lowerBound));
+    double frac = 0.5;
+    int64_t boundAdded = -1;
+    while (part.lowerBound < r.evaluation.time()) {
+      int64_t hi = r.evaluation.time();
+      if (boundAdded != hi) {
+        s.add(enc.rootTime() <= ctx.int_val(hi - 1));
+        boundAdded = hi;
+      }
+      int64_t span = hi - 1 - part.lowerBound;
+      int64_t q = hi - 1 - static_cast<int64_t>(std::floor(static_cast<double>(span) * frac));
+      bool last = q >= hi - 1;
+      s.push();
+      s.add(enc.rootTime() <= ctx.int_val(q));
+      z3::check_result res = check(enc, {}, queryLimit(last));
+      std::optional<Selection> found = model;
+      s.pop();
+      if (res == z3::sat) {
+        model = std::move(found);
+        acceptModel("solver");
+        frac = 0.5;
+      } else if (res == z3::unsat) {
+        part.lowerBound = q + 1;
+        s.add(enc.rootTime() >= ctx.int_val(part.lowerBound));
+        updateLowerBound();
+        say(fmt::format("{}: no design within {} cycles{}", part.name(), q, gapText()));
+      } else {
+        if (last || r.stoppedBy != Limit::None) {
+          say(fmt::format("{}: query for <= {} cycles inconclusive{}; leaving it open", part.name(), q,
+                          r.stoppedBy != Limit::None ? " (" + limitText() + ")" : ""));
+          break;
+        }
+        frac /= 4;
+        if (frac < 1e-9) frac = 0;
+      }
+    }
+    r.cycleCuts += enc.cuts();
+    if (have && part.lowerBound >= r.evaluation.time()) part.closed = true;
+    updateLowerBound();
+  }
+  z3Done += z3Current;
+  z3Current = 0;
+  bool allClosed = true;
+  for (const Part& part : parts) allClosed &= part.closed;
 
   if (!have) {
-    z3::check_result res = check(limits, 0);
-    if (res == z3::sat) {
-      accept(std::move(*model), "solver");
-      if (!have) throw std::logic_error("the solver's first design does not evaluate within the limits");
-    } else if (res == z3::unknown) {
+    if (!allClosed) {
       r.status = Status::TimeoutNoSolution;
-      r.message = fmt::format("no design found: {} (the solver neither found one nor proved that none fits)",
-                              limitText());
-      r.seconds = elapsed();
-      r.effortSpent = spent();
-      say(r.message);
-      return r;
-    } else {
-      // Which limit cannot be met? Minimise the quantity over the other limit alone.
-      r.status = Status::NoSolution;
-      auto minimise = [&](const z3::expr& quantity, const std::vector<z3::expr>& assume,
-                          int64_t hi) -> std::pair<int64_t, bool> {
-        int64_t lo = 0;
-        bool exact = true;
-        while (lo < hi) {
-          int64_t mid = lo + (hi - lo) / 2;
-          s.push();
-          s.add(quantity <= ctx.int_val(mid));
-          z3::check_result q = check(assume, 0);
-          s.pop();
-          if (q == z3::sat) hi = mid;
-          else if (q == z3::unsat) lo = mid + 1;
-          else { exact = false; break; }
-        }
-        return {exact && lo >= hi ? hi : lo, exact && lo >= hi};
-      };
-      auto designValue = [&](int dim) {
-        Selection sel = *model;
-        Evaluation e = evaluate(p, sel);
-        return e.valid ? e.total[dim] : kCostCap;
-      };
-      std::string dspPart, convPart;
-      bool dspOk = false, convOk = false;
-      z3::check_result convRes = check({enc.convLiteral()}, 0);
-      if (convRes == z3::sat) {
-        convOk = true;
-        auto [need, exact] = minimise(enc.totalDsps(), {enc.convLiteral()}, designValue(kDsp));
-        dspPart = fmt::format("no design fits {} DSPs: the smallest design{} needs {}{}", opts.dspBudget,
-                              opts.maxConvUnits >= 0 ? fmt::format(" with at most {} convolution unit{}", opts.maxConvUnits,
-                                                                   opts.maxConvUnits == 1 ? "" : "s")
-                                                     : "",
-                              exact ? "" : "at least ", need);
-      }
-      if (check({enc.budgetLiteral()}, 0) == z3::sat) dspOk = true;
-      if (!convOk) {
-        z3::check_result anyRes = convRes == z3::unsat ? check({}, 0) : z3::unknown;
-        if (anyRes == z3::sat) {
-          int64_t unitsHi = designValue(kConvUnits), dspHi = designValue(kDsp);
-          auto [units, exactU] = minimise(enc.totalConvUnits(), {}, unitsHi);
-          auto [need, exactD] = minimise(enc.totalDsps(), {}, dspHi);
-          convPart = fmt::format(
-              "no design has at most {} convolution unit{}: the fewest possible is {}{} (the convolutions cannot "
-              "all use one shared unit); without that limit the smallest design needs {}{} DSPs",
-              opts.maxConvUnits, opts.maxConvUnits == 1 ? "" : "s", exactU ? "" : "at least ", units,
-              exactD ? "" : "at least ", need);
-        } else if (anyRes == z3::unsat) {
-          convPart = "the e-graph has no well-formed design";
-        } else {
-          convPart = fmt::format(
-              "no design fits all the limits, and which one fails is undetermined: {} during the diagnosis",
-              limitText());
-        }
-      }
-      r.message = !convOk ? convPart : dspPart;
-      if (convOk && dspOk) r.message += " (each limit can be met alone, not both)";
-      r.seconds = elapsed();
-      r.effortSpent = spent();
-      say(r.message);
-      return r;
+      if (r.stoppedBy == Limit::None) r.stoppedBy = Limit::Solver;
+      return finish(fmt::format(
+          "no design found: {} (the solver neither found one nor proved that none fits)", limitText()));
     }
+    r.status = Status::NoSolution;
+    r.stoppedBy = Limit::None;
+    return finish(diagnose());
   }
 
-  // Bound search.
-  s.add(enc.budgetLiteral());
-  s.add(enc.convLiteral());
-  s.add(enc.rootTime() >= ctx.int_val(r.lowerBound));
-  double frac = 0.5;
-  int64_t boundAdded = -1;
-  while (r.lowerBound < r.evaluation.time()) {
-    int64_t hi = r.evaluation.time();
-    if (boundAdded != hi) {
-      s.add(enc.rootTime() <= ctx.int_val(hi - 1));
-      boundAdded = hi;
-    }
-    int64_t span = hi - 1 - r.lowerBound;
-    int64_t q = hi - 1 - static_cast<int64_t>(std::floor(static_cast<double>(span) * frac));
-    bool last = q >= hi - 1;
-    s.push();
-    s.add(enc.rootTime() <= ctx.int_val(q));
-    z3::check_result res = check({}, last ? 0 : opts.queryRlimit);
-    std::optional<Selection> found = model;
-    s.pop();
-    if (res == z3::sat) {
-      if (!accept(std::move(*found), "solver"))
-        throw std::logic_error("the solver's design is not better than the best one after exact evaluation");
-      frac = 0.5;
-    } else if (res == z3::unsat) {
-      r.lowerBound = q + 1;
-      s.add(enc.rootTime() >= ctx.int_val(r.lowerBound));
-      say(fmt::format("no design within {} cycles{}", q, gapText()));
-    } else {
-      if (last || r.stoppedBy != Limit::None) {
-        if (r.stoppedBy == Limit::None) r.stoppedBy = Limit::Solver;
-        say(fmt::format("query for <= {} cycles inconclusive ({}); stopping", q, limitText()));
-        break;
-      }
-      say(fmt::format("query for <= {} cycles inconclusive; trying closer to the best design", q));
-      frac /= 4;
-      if (frac < 1e-9) frac = 0;
-    }
-  }
   r.status = Status::Ok;
-  r.optimal = r.lowerBound >= r.evaluation.time();
-  if (r.optimal) r.lowerBound = r.evaluation.time();
-  r.seconds = elapsed();
-  r.effortSpent = spent();
-  r.cycleCuts = enc.cuts();
-  if (r.optimal) r.stoppedBy = Limit::None;
-  r.effortSpent = spent();
-  r.message = r.optimal ? "proven optimal"
-                        : fmt::format("{}: best design not proven optimal (lower bound {} cycles)", limitText(),
-                                      r.lowerBound);
+  r.optimal = allClosed;
+  if (r.optimal) {
+    r.lowerBound = r.evaluation.time();
+    r.stoppedBy = Limit::None;
+  } else if (r.stoppedBy == Limit::None) {
+    r.stoppedBy = Limit::Solver;
+  }
+  size_t open = 0;
+  for (const Part& part : parts) open += part.closed ? 0 : 1;
+  std::string message =
+      r.optimal ? "proven optimal"
+                : fmt::format("{}: best design not proven optimal (lower bound {} cycles; {} of {} parts open)",
+                              limitText(), r.lowerBound, open, parts.size());
+  finish(message);
   say(fmt::format("done: {} cycles, {} DSPs, {}", r.evaluation.time(), r.evaluation.dsps(), r.message));
   return r;
 }

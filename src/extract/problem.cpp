@@ -17,10 +17,10 @@ using namespace cost;
 std::string ProblemStats::str() const {
   return fmt::format(
       "e-graph {} nodes / {} classes; reachable {} / {}; dropped {} unextractable, {} self-dependent, {} "
-      "dominated and {} excluded conv nodes; "
+      "dominated, {} over-limit and {} excluded conv nodes; "
       "kept {} nodes / {} classes ({} free, {} absorbed, {} shareable, {} on cycles)",
       egraphNodes, egraphClasses, reachableNodes, reachableClasses, unextractableNodes, selfDependentNodes,
-      dominatedNodes, excludedConvNodes, nodes,
+      dominatedNodes, overLimitNodes, excludedConvNodes, nodes,
       classes, freeClasses, absorbedClasses, shareableClasses, cyclicClasses);
 }
 
@@ -187,6 +187,94 @@ void Problem::build(ClassId root) {
         else keep.push_back(v[i]);
       }
       v = std::move(keep);
+    }
+  }
+
+  // 3a. Limit pruning (docs/extraction.md, "Limit pruning"): every used class's own DSPs
+  //     and convolution units are counted at least once in a design (shared or not), so
+  //     the sum of the constants along any path of a node's subterm bounds them from below.
+  //     A node whose least such bound exceeds a limit is in no design within the limits.
+  if (opts_.dspLimit >= 0 || opts_.convUnitLimit >= 0) {
+    std::array<std::vector<int64_t>, kDims> lb;
+    auto nodeBound = [&](NodeId n, int d) -> int64_t {
+      const CostExpr& e = costOf(n).dim[d];
+      std::vector<ClassId> kids;
+      for (ClassId k : g.node(n).children()) {
+        kids.push_back(g.find(k));
+        if (lb[d][kids.back()] >= kCostCap) return kCostCap;
+      }
+      // Without sharing every use is a copy, so the children's bounds add up (a tree);
+      // with sharing a class may be paid once for several uses: only one path counts.
+      int64_t below = 0;
+      for (const CostExpr::Term& t : e.linear) {
+        if (t.coef <= 0) continue;
+        int64_t k = lb[d][kids[t.child]];
+        below = opts_.sharing ? std::max(below, k) : satAdd(below, satMul(t.coef, k));
+      }
+      for (uint32_t i : e.maxOf) below = std::max(below, lb[d][kids[i]]);
+      return satAdd(std::max<int64_t>(e.constant, 0), below);
+    };
+    const std::array<int64_t, kDims> limit{kCostCap, opts_.dspLimit < 0 ? kCostCap : opts_.dspLimit,
+                                           opts_.convUnitLimit < 0 ? kCostCap : opts_.convUnitLimit};
+    for (bool first = true;; first = false) {
+      for (int d = kDsp; d < kDims; ++d) {
+        lb[d].assign(g.idCount(), kCostCap);
+        for (bool changed = true; changed;) {
+          changed = false;
+          for (ClassId c : reach)
+            for (NodeId n : keptNodes[c]) {
+              int64_t b = nodeBound(n, d);
+              if (b < lb[d][c]) {
+                lb[d][c] = b;
+                changed = true;
+              }
+            }
+        }
+      }
+      if (first) rootMinConvUnits_ = lb[kConvUnits][root];
+      // In a part with its convolution unit in class B (a design of the part uses B), a
+      // node outside B's subterm has DSPs of its own on top of B's: at least lbD(B) more.
+      std::vector<uint8_t> underUnit;
+      int64_t unitDsps = 0;
+      if (onlyConv != egraph::kNoClass && opts_.convUnitLimit == 1 && !keptNodes[onlyConv].empty()) {
+        unitDsps = lb[kDsp][onlyConv];
+        underUnit.assign(g.idCount(), 0);
+        std::vector<ClassId> stack{onlyConv};
+        underUnit[onlyConv] = 1;
+        while (!stack.empty()) {
+          ClassId c = stack.back();
+          stack.pop_back();
+          for (NodeId n : keptNodes[c])
+            for (ClassId k : g.node(n).children()) {
+              ClassId kc = g.find(k);
+              if (!underUnit[kc]) {
+                underUnit[kc] = 1;
+                stack.push_back(kc);
+              }
+            }
+        }
+      }
+      size_t dropped = 0;
+      for (ClassId c : reach) {
+        auto& v = keptNodes[c];
+        auto over = [&](NodeId n) {
+          for (int d = kDsp; d < kDims; ++d)
+            if (nodeBound(n, d) > limit[d]) return true;
+          if (!underUnit.empty() && !underUnit[c] &&
+              satAdd(std::max<int64_t>(costOf(n).dim[kDsp].constant, 0), unitDsps) > limit[kDsp])
+            return true;
+          return false;
+        };
+        size_t before = v.size();
+        v.erase(std::remove_if(v.begin(), v.end(), over), v.end());
+        dropped += before - v.size();
+      }
+      stats_.overLimitNodes += dropped;
+      if (dropped == 0) break;
+    }
+    if (keptNodes[root].empty()) {
+      feasible_ = false;
+      return;
     }
   }
 
@@ -433,21 +521,114 @@ void Problem::build(ClassId root) {
   }
 
   // 8. Lower bound on time: Bellman-Ford style fixpoint of the cheapest tree time.
-  minTime_.assign(classes_.size(), kCostCap);
+  minTime_ = leastTreeTime([](uint32_t, uint32_t) { return int64_t{-1}; }, {});
+  if (onlyConv != egraph::kNoClass && opts_.convUnitLimit == 1 && index_[onlyConv] != kNone)
+    raiseFloorsForOneUnit(index_[onlyConv]);
+}
+
+std::vector<int64_t> Problem::leastTreeTime(const std::function<int64_t(uint32_t, uint32_t)>& childTime,
+                                            const std::function<int64_t(uint32_t, int64_t)>& classTime) const {
+  std::vector<int64_t> best(classes_.size(), kCostCap);
+  std::vector<int64_t> use;
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t ci = 0; ci < classes_.size(); ++ci) {
+      int64_t b = best[ci];
       for (uint32_t n : classes_[ci].nodes) {
         const PNode& pn = nodes_[n];
-        std::vector<int64_t> use;
-        for (uint32_t k : pn.kids) use.push_back(minTime_[k]);
-        int64_t t = pn.cost.dim[kTime].evaluate(use);
-        if (t < minTime_[ci]) {
-          minTime_[ci] = t;
+        use.clear();
+        for (uint32_t i = 0; i < pn.kids.size(); ++i) {
+          int64_t t = childTime(n, i);
+          use.push_back(t >= 0 ? t : best[pn.kids[i]]);
+        }
+        b = std::min(b, pn.cost.dim[kTime].evaluate(use));
+      }
+      if (classTime) b = std::min(b, classTime(ci, b));
+      if (b < best[ci]) {
+        best[ci] = b;
+        changed = true;
+      }
+    }
+  }
+  return best;
+}
+
+// With one convolution unit whose nodes all lie in class B, a design's tree holds B once,
+// or several times and then every path from the root to an occurrence of B passes through
+// a shared class. Let X be the lowest shared class above (or at) B: B has one instance, so
+// every occurrence of B lies under a use of X, and X's body holds B once. A shared class's
+// use costs COMMUNICATION_COST more. So every class's time is at least the least of
+//   once(c): the least tree time with at most one occurrence of B, and, over X,
+//   through(X, c): the least tree time in which B occurs only under X, each use of X
+//   costing once(X) + COMMUNICATION_COST,
+// which is what the per-class floors become (docs/extraction.md, "Lower bounds").
+void Problem::raiseFloorsForOneUnit(uint32_t unit) {
+  const size_t nc = classes_.size();
+  // Classes from which B is reachable.
+  std::vector<uint8_t> reachesUnit(nc, 0);
+  reachesUnit[unit] = 1;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const PNode& pn : nodes_) {
+      if (reachesUnit[pn.cls]) continue;
+      for (uint32_t k : pn.kids)
+        if (reachesUnit[k]) {
+          reachesUnit[pn.cls] = changed = true;
+          break;
+        }
+    }
+  }
+  // none(c): without B at all.
+  std::vector<int64_t> none = leastTreeTime(
+      [&](uint32_t n, uint32_t i) { return nodes_[n].kids[i] == unit ? kCostCap : int64_t{-1}; }, {});
+  none[unit] = kCostCap;
+  // once(c): one child slot may hold B once, the others none.
+  std::vector<int64_t> once(nc, kCostCap);
+  {
+    std::vector<int64_t> use;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t ci = 0; ci < nc; ++ci) {
+        int64_t b = std::min(once[ci], none[ci]);
+        for (uint32_t n : classes_[ci].nodes) {
+          const PNode& pn = nodes_[n];
+          if (ci == unit) {
+            use.clear();
+            for (uint32_t k : pn.kids) use.push_back(none[k]);
+            b = std::min(b, pn.cost.dim[kTime].evaluate(use));
+            continue;
+          }
+          for (uint32_t j = 0; j < pn.kids.size(); ++j) {
+            if (!reachesUnit[pn.kids[j]]) continue;
+            use.clear();
+            for (uint32_t i = 0; i < pn.kids.size(); ++i) use.push_back(i == j ? once[pn.kids[i]] : none[pn.kids[i]]);
+            b = std::min(b, pn.cost.dim[kTime].evaluate(use));
+          }
+        }
+        if (b < once[ci]) {
+          once[ci] = b;
           changed = true;
         }
       }
     }
+  }
+  // through(X, c): B occurs under X only, X's body holds it once, every use of X pays.
+  std::vector<int64_t> floor = once;
+  for (uint32_t x = 0; x < nc; ++x) {
+    if (!classes_[x].shareable || !reachesUnit[x]) continue;
+    const int64_t useX = satAdd(once[x], kCommunicationCost);
+    std::vector<int64_t> through = leastTreeTime(
+        [&](uint32_t n, uint32_t i) {
+          uint32_t k = nodes_[n].kids[i];
+          if (k == x) return useX;
+          return k == unit ? kCostCap : int64_t{-1};
+        },
+        [&](uint32_t c, int64_t t) { return c == x ? useX : std::min(t, none[c]); });
+    for (uint32_t c = 0; c < nc; ++c) floor[c] = std::min(floor[c], through[c]);
+  }
+  for (uint32_t c = 0; c < nc; ++c) {
+    if (!reachesUnit[c]) continue;
+    minTime_[c] = std::max(minTime_[c], floor[c]);
   }
 }
 

@@ -34,8 +34,12 @@ struct Loaded {
   std::unique_ptr<Problem> problem;
 };
 
-std::unique_ptr<Loaded> load(const std::string& name) {
-  std::string path = std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name + ".dsl";
+/// `name` under benchmarks/small/ (or under benchmarks/ with `full`), saturated without the
+/// rule groups in `disabled`, and its problem built with `po`.
+std::unique_ptr<Loaded> load(const std::string& name, bool full = false, std::vector<std::string> disabled = {},
+                             ProblemOptions po = {}) {
+  std::string path =
+      std::string(SKELESHARE_SOURCE_DIR) + (full ? "/benchmarks/" : "/benchmarks/small/") + name + ".dsl";
   DiagnosticEngine diags;
   std::string err;
   auto file = SourceFile::read(path, err);
@@ -49,9 +53,11 @@ std::unique_ptr<Loaded> load(const std::string& name) {
   auto ruleSet = rules::loadRuleDir(std::string(SKELESHARE_SOURCE_DIR) + "/rules", diags);
   EXPECT_TRUE(ruleSet);
   if (!ruleSet) return nullptr;
-  l->sat = rules::saturateModule(l->ctx, l->source, *ruleSet, {});
+  rules::SaturateOptions so;
+  so.disabledGroups = std::move(disabled);
+  l->sat = rules::saturateModule(l->ctx, l->source, *ruleSet, so);
   l->cm = std::make_unique<cost::CostModel>(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
-  l->problem = std::make_unique<Problem>(*l->sat.graph, *l->cm, l->sat.root);
+  l->problem = std::make_unique<Problem>(*l->sat.graph, *l->cm, l->sat.root, po);
   return l;
 }
 
@@ -145,6 +151,34 @@ TEST(EffortLimit, SameEffortSameDesign) {
     }
     EXPECT_FALSE(a.text.empty());
     EXPECT_EQ(a.text, b.text);
+  }
+}
+
+/// The paper's experiments 10-12 on the full VGG-CIFAR: without sharing, padding or tiling
+/// no design fits, and the extractor says so at once (limit pruning and the split by the
+/// convolution unit decide it before any solver query), naming the convolution-unit limit.
+TEST(VggAblations, NoDesignFitsAndTheMessageNamesTheLimit) {
+  struct Case {
+    const char* what;
+    std::vector<std::string> disabled;
+    bool sharing;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"no sharing", {}, false, "no design has at most 1 convolution unit: the fewest possible is 13"},
+      {"no padding", {"padding"}, true, "no design has at most 1 convolution unit: no single convolution function"},
+      {"no tiling", {"tiling"}, true, "no design has at most 1 convolution unit"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ProblemOptions po;
+    po.sharing = c.sharing;
+    auto l = load("vgg_cifar", true, c.disabled, po);
+    ASSERT_TRUE(l);
+    ExtractResult r = extractDesign(*l->problem, effortOptions(1518, 1));
+    EXPECT_EQ(r.status, Status::NoSolution) << r.message;
+    EXPECT_EQ(r.queries, 0u);
+    EXPECT_NE(r.message.find(c.message), std::string::npos) << r.message;
   }
 }
 

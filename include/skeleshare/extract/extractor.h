@@ -38,6 +38,9 @@ const char* limitName(Limit s);  // "none", "effort", "timeout", "query_cap", "s
 inline constexpr uint64_t kDefaultEffort = 250'000'000;
 /// Greedy steps per effort unit: a step is about 16 times cheaper than a Z3 resource unit.
 inline constexpr uint64_t kGreedyStepsPerEffort = 16;
+/// The query that asks for anything better than the best design (the one that closes a
+/// part) may spend this many times ExtractOptions::queryRlimit.
+inline constexpr uint64_t kFinalQueryFactor = 2;
 
 struct ExtractOptions {
   int64_t dspBudget = 0;
@@ -92,6 +95,7 @@ struct ExtractResult {
   size_t queries = 0;
   size_t encodedBools = 0, encodedInts = 0;
   size_t cycleCuts = 0;  // cycles forbidden lazily
+  size_t parts = 0;  // parts of the search (placements of the convolution unit) within the limits
 };
 
 ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts);

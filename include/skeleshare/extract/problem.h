@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct ProblemOptions {
   /// When set, hardware convolution nodes (cost::isConvUnit) are kept only in this e-graph
   /// class: the sub-problem of the designs whose one convolution unit lies there.
   egraph::ClassId onlyConvClass = egraph::kNoClass;
+  /// When >= 0: drop the nodes every design through which needs more DSPs (resp. hardware
+  /// convolution units) than this. A design counts each used class's own DSPs at least once,
+  /// so the constants along any path of a node's subterm bound its DSPs from below
+  /// (docs/extraction.md, "Limit pruning").
+  int64_t dspLimit = -1;
+  int64_t convUnitLimit = -1;
 };
 
 struct PNode {
@@ -63,6 +70,7 @@ struct ProblemStats {
   size_t excludedConvNodes = 0;  // outside ProblemOptions::onlyConvClass
   size_t dominatedNodes = 0;
   size_t selfDependentNodes = 0;  // need their own class: on every path a cycle
+  size_t overLimitNodes = 0;  // need more DSPs / convolution units than the limits allow
   size_t nodes = 0, classes = 0;  // kept
   size_t freeClasses = 0, absorbedClasses = 0, shareableClasses = 0, cyclicClasses = 0;
   std::string str() const;
@@ -91,9 +99,17 @@ class Problem {
   /// The lowest use time of each class over all selections, sharing ignored (sharing only
   /// adds time): a lower bound on any design's time.
   const std::vector<int64_t>& minTime() const { return minTime_; }
+  /// With limits: the fewest convolution units any design of the root needs (a lower
+  /// bound; exact without sharing), computed before any node was dropped.
+  int64_t rootMinConvUnits() const { return rootMinConvUnits_; }
 
  private:
   void build(egraph::ClassId root);
+  /// Bellman-Ford fixpoint of the least tree time per class. `childTime(node, slot)` >= 0
+  /// overrides a child's time; `classTime(class, t)` may lower a class's time t.
+  std::vector<int64_t> leastTreeTime(const std::function<int64_t(uint32_t, uint32_t)>& childTime,
+                                     const std::function<int64_t(uint32_t, int64_t)>& classTime) const;
+  void raiseFloorsForOneUnit(uint32_t unit);
   const egraph::EGraph* g_;
   const cost::CostModel* model_;
   ProblemOptions opts_;
@@ -104,6 +120,7 @@ class Problem {
   std::vector<int64_t> minTime_;
   ProblemStats stats_;
   bool feasible_ = true;
+  int64_t rootMinConvUnits_ = 0;
 };
 
 }  // namespace skeleshare::extract
