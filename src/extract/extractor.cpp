@@ -731,7 +731,10 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     s.add(enc.budgetLiteral());
     s.add(enc.convLiteral());
     s.add(enc.rootTime() >= ctx.int_val(part.lowerBound));
-    double frac = 0.5;
+    // Within 1% of the best design, bisection would spend its queries on a few cycles:
+    // ask for anything better at once.
+    auto nearBest = [&] { return (r.evaluation.time() - part.lowerBound) * 100 < r.evaluation.time(); };
+    double frac = nearBest() ? 0 : 0.5;
     int64_t boundAdded = -1;
     while (part.lowerBound < r.evaluation.time()) {
       int64_t hi = r.evaluation.time();
@@ -750,7 +753,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       if (res == z3::sat) {
         model = std::move(found);
         acceptModel("solver");
-        frac = 0.5;
+        frac = nearBest() ? 0 : 0.5;
       } else if (res == z3::unsat) {
         part.lowerBound = q + 1;
         s.add(enc.rootTime() >= ctx.int_val(part.lowerBound));
