@@ -72,6 +72,11 @@ std::map<std::string, Generator> generators() {
     auto& c = g.ctx();
     return Case{c.op(Op::ParallelDot, {g.in({mm, n}, g.scalar()), g.in({mm, n}, g.scalar())}, {mm}), {}};
   };
+  m["R-FINE-PARALLELISM"] = [](Gen& g) {
+    int64_t mm = g.pick(3, 9), n = g.pick(1, 5);
+    auto& c = g.ctx();
+    return Case{c.op(Op::ParallelDot, {g.in({mm, n}, g.scalar()), g.in({mm, n}, g.scalar())}, {mm}), {}};
+  };
   m["R-TILE-CONV-HW"] = [](Gen& g) {
     int64_t ks = g.pick(1, 3), ot = std::max<int64_t>(7 - ks, 2) + g.pick(0, 1), t = g.pick(2, 3);
     int64_t th = ot + ks - 1, h = ot * t + ks - 1, ich = g.pick(1, 2), och = g.pick(1, 3);
