@@ -33,6 +33,23 @@ TEST(CliSim, StencilAsWrittenPassesAndWritesTheDesign) {
   EXPECT_NE(readFile(dir / "out" / "stencil4_small_memory_map.h").find("STENCIL4_SMALL_IMAGE_BASE"), std::string::npos);
 }
 
+TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
+  // Self-attention: 400 DSPs give the 320-multiplier design, 100 a 80-multiplier one.
+  std::vector<int64_t> multipliers;
+  for (const char* budget : {"400", "100"}) {
+    auto dir = scratchDir();
+    auto r = runTool({"sim", bench("self_attention_small.dsl"), "--dsp-budget", budget, "--seed", "9", "--json", "-q", "-o",
+                      (dir / "out").string()},
+                     dir);
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["result"], "PASS");
+    EXPECT_LE(j["dsp_multipliers"].get<int64_t>(), std::stoll(budget));
+    multipliers.push_back(j["dsp_multipliers"].get<int64_t>());
+  }
+  EXPECT_NE(multipliers[0], multipliers[1]);
+}
+
 TEST(CliSim, UsesGivenInputs) {
   auto dir = scratchDir();
   // an all-zero image gives all-zero edges through the whole pipeline

@@ -3,10 +3,11 @@
 -- LANES-lane vectors read from a buffer in external memory.
 --
 -- The buffer starts at byte BASE; element i occupies EBYTES bytes at BASE + i*EBYTES,
--- little-endian. One 512-bit line is cached: up to PER_CYCLE consecutive elements that
--- are masked (they take their fill) or in the cached line are placed per cycle; the
--- first other element asks the memory arbiter for its line (l_req held until l_ack,
--- which comes with l_rdata). Lanes are filled lane 0 first; a completed vector waits in
+-- little-endian. CACHE_LINES 512-bit lines are cached (fully associative, replaced in
+-- turn): up to PER_CYCLE consecutive elements that are masked (they take their fill) or
+-- in a cached line are placed per cycle; the first other element asks the memory arbiter
+-- for its line (l_req held until l_ack, which comes with l_rdata). Several lines let a
+-- window that spans rows of the buffer (a convolution's) hit after its first pass. Lanes are filled lane 0 first; a completed vector waits in
 -- the output register while the next one is assembled. Every list generic has at least
 -- one entry; NC, NG, ND, NS, NM say how many are real (docs/hardware.md).
 library ieee;
@@ -22,7 +23,8 @@ entity ss_read is
     NS : positive; SPACE : integer_vector; C_OFFSET : integer_vector; C_COEF : integer_vector;
     NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
-    LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive
+    LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
+    CACHE_LINES : positive := 4
   );
   port (
     clk, rst : in std_logic;
@@ -41,9 +43,13 @@ end entity;
 architecture rtl of ss_read is
   signal ctr         : integer_vector(0 to NC - 1) := (others => 0);
   signal finished    : boolean := false;
-  signal cache       : std_logic_vector(LINE_BITS - 1 downto 0) := (others => '0');
-  signal cache_line  : natural := 0;
-  signal cache_valid : boolean := false;
+  type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
+  type flags_t is array (0 to CACHE_LINES - 1) of boolean;
+  signal cache       : lines_t := (others => (others => '0'));
+  signal cache_tag   : integer_vector(0 to CACHE_LINES - 1) := (others => 0);
+  signal cache_valid : flags_t := (others => false);
+  signal victim      : natural range 0 to CACHE_LINES - 1 := 0;  -- the line replaced next
+  signal miss_line   : natural := 0;
   signal waiting     : boolean := false;  -- a line request is outstanding
   signal acc         : std_logic_vector(LANES * BITS - 1 downto 0) := (others => '0');
   signal count       : natural range 0 to LANES := 0;
@@ -60,12 +66,14 @@ begin
     variable fill   : integer;
     variable byte   : natural;
     variable last   : boolean;
+    variable hit    : integer;
   begin
     if rising_edge(clk) then
       if rst = '1' then
         ctr         <= (others => 0);
         finished    <= false;
-        cache_valid <= false;
+        cache_valid <= (others => false);
+        victim      <= 0;
         waiting     <= false;
         count       <= 0;
         out_valid   <= '0';
@@ -83,10 +91,12 @@ begin
         end if;
         if waiting then
           if l_ack = '1' then
-            l_req       <= '0';
-            waiting     <= false;
-            cache       <= l_rdata;
-            cache_valid <= true;
+            l_req               <= '0';
+            waiting             <= false;
+            cache(victim)       <= l_rdata;
+            cache_tag(victim)   <= miss_line;
+            cache_valid(victim) <= true;
+            victim              <= (victim + 1) mod CACHE_LINES;
           end if;
         else
           c   := ctr;
@@ -96,15 +106,21 @@ begin
             affine_access(c, NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
                           M_OFFSET, M_COEF, M_LO, M_HI, M_FILL, addr, masked, fill);
             byte := BASE + addr * EBYTES;
+            hit  := -1;
+            for l in 0 to CACHE_LINES - 1 loop
+              if cache_valid(l) and cache_tag(l) = byte / LINE_BYTES then
+                hit := l;
+              end if;
+            end loop;
             if masked then
               acc(cnt * BITS + BITS - 1 downto cnt * BITS) <= std_logic_vector(to_signed(fill, BITS));
-            elsif cache_valid and cache_line = byte / LINE_BYTES then
+            elsif hit >= 0 then
               acc(cnt * BITS + BITS - 1 downto cnt * BITS) <=
-                std_logic_vector(shift_right(unsigned(cache), (byte mod LINE_BYTES) * 8)(BITS - 1 downto 0));
+                std_logic_vector(shift_right(unsigned(cache(hit)), (byte mod LINE_BYTES) * 8)(BITS - 1 downto 0));
             else
               waiting    <= true;
               l_req      <= '1';
-              cache_line <= byte / LINE_BYTES;
+              miss_line  <= byte / LINE_BYTES;
               l_addr     <= std_logic_vector(to_unsigned((byte / LINE_BYTES) * LINE_BYTES, 32));
               exit;
             end if;

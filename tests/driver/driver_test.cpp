@@ -1,0 +1,71 @@
+// The compile pipeline as a library: saturate -> extract -> outline -> lower -> emit, its
+// report, its output files, and its answers to bad options and impossible budgets.
+
+#include <gtest/gtest.h>
+
+#include "../common/dsl_module.h"
+#include "skeleshare/driver/driver.h"
+
+namespace skeleshare::driver {
+namespace {
+
+std::string bench(const std::string& name) { return std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name; }
+
+CompileOptions options() {
+  CompileOptions o;
+  o.dataDir = SKELESHARE_SOURCE_DIR;
+  o.design = "attn";
+  return o;
+}
+
+TEST(Driver, ExtractsLowersAndEmitsSelfAttention) {
+  auto m = test_support::loadDsl(bench("self_attention_small.dsl"));
+  Compiled c = compile(m.module, *m.ctx, 2560, options());
+  ASSERT_EQ(c.status, Status::Ok) << c.message;
+  ASSERT_TRUE(c.hardware && c.program && c.design);
+  EXPECT_EQ(c.report["status"], "ok");
+  EXPECT_EQ(c.report["top"], "attn_top");
+  EXPECT_EQ(c.report["predicted_cycles"].get<int64_t>(), c.predictedCycles);
+  EXPECT_GT(c.estimatedCycles, 0);
+  EXPECT_EQ(c.report["hardware"]["dsp_multiplier_lanes"], c.report["hardware"]["dsps"]);
+  EXPECT_EQ(c.report["memory_map"]["buffers"].size(), c.program->buffers.size());
+  std::vector<std::string> names;
+  for (const auto& [name, text] : outputFiles(c, templateDir(SKELESHARE_SOURCE_DIR))) names.push_back(name);
+  for (const char* want : {"design.ir", "vhdl/ss_pkg.vhd", "vhdl/attn_top.vhd", "vhdl/files.txt", "vhdl/attn_tb.vhd",
+                           "vhdl/ss_avmm_model.vhd", "attn_memory_map.h", "report.json"})
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+}
+
+TEST(Driver, AsWrittenSkipsExtraction) {
+  auto m = test_support::loadDsl(bench("stencil4_small.dsl"));
+  CompileOptions o = options();
+  o.asWritten = true;
+  Compiled c = compile(m.module, *m.ctx, std::nullopt, o);
+  ASSERT_EQ(c.status, Status::Ok) << c.message;
+  EXPECT_EQ(c.report["status"], "as_written");
+  EXPECT_FALSE(c.design.has_value());
+  EXPECT_GT(c.predictedCycles, 0);
+  EXPECT_TRUE(c.hardware.has_value());
+}
+
+TEST(Driver, BadOptionsAndImpossibleBudgets) {
+  auto m = test_support::loadDsl(bench("self_attention_small.dsl"));
+  CompileOptions o = options();
+  o.disabled = {"nosuchgroup"};
+  EXPECT_EQ(compile(m.module, *m.ctx, std::nullopt, o).status, Status::BadInput);
+  o = options();
+  o.dspBudget = 10;
+  o.dspFraction = 0.5;
+  EXPECT_EQ(compile(m.module, *m.ctx, std::nullopt, o).status, Status::BadInput);
+  o = options();
+  o.device = "nosuchdevice";
+  EXPECT_EQ(compile(m.module, *m.ctx, std::nullopt, o).status, Status::BadInput);
+  o = options();
+  o.dspBudget = 0;
+  Compiled c = compile(m.module, *m.ctx, std::nullopt, o);
+  EXPECT_EQ(c.status, Status::NoDesign) << c.message;
+  EXPECT_FALSE(c.hardware.has_value());
+}
+
+}  // namespace
+}  // namespace skeleshare::driver
