@@ -27,6 +27,20 @@ std::string vhdlIdentifier(const std::string& text) {
   return s;
 }
 
+std::string quartusScript(const EmittedDesign& d) {
+  std::string s = fmt::format(
+      "# Quartus Prime project for the skeleshare design '{0}' (generated; docs/hardware.md).\n"
+      "# Run in this directory: quartus_sh -t {0}_quartus.tcl, then quartus_sh --flow compile {0}\n"
+      "project_new {0} -overwrite\n"
+      "set_global_assignment -name FAMILY \"Arria 10\"\n"
+      "set_global_assignment -name DEVICE 10AX115N2F40E2LG\n"
+      "set_global_assignment -name TOP_LEVEL_ENTITY {1}\n"
+      "set_global_assignment -name VHDL_INPUT_VERSION VHDL_2008\n",
+      d.design, d.top);
+  for (const auto& f : d.files) s += fmt::format("set_global_assignment -name VHDL_FILE {}\n", f.name);
+  return s + "project_close\n";
+}
+
 namespace {
 
 using lower::Prim;

@@ -31,7 +31,7 @@ TEST(Driver, ExtractsLowersAndEmitsSelfAttention) {
   EXPECT_EQ(c.report["memory_map"]["buffers"].size(), c.program->buffers.size());
   std::vector<std::string> names;
   for (const auto& [name, text] : outputFiles(c, templateDir(SKELESHARE_SOURCE_DIR))) names.push_back(name);
-  for (const char* want : {"design.ir", "vhdl/ss_pkg.vhd", "vhdl/attn_top.vhd", "vhdl/files.txt", "vhdl/attn_tb.vhd",
+  for (const char* want : {"design.ir", "vhdl/ss_pkg.vhd", "vhdl/attn_top.vhd", "vhdl/files.txt", "vhdl/attn_quartus.tcl", "vhdl/attn_tb.vhd",
                            "vhdl/ss_avmm_model.vhd", "attn_memory_map.h", "report.json"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
 }

@@ -69,7 +69,8 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
 
 /// The files of a compile's output directory, relative paths to contents: design.ir,
 /// report.json, and for an emitted design vhdl/*.vhd, vhdl/files.txt,
-/// vhdl/<design>_tb.vhd, vhdl/ss_avmm_model.vhd and <design>_memory_map.h.
+/// vhdl/<design>_quartus.tcl, vhdl/<design>_tb.vhd, vhdl/ss_avmm_model.vhd and
+/// <design>_memory_map.h.
 std::vector<std::pair<std::string, std::string>> outputFiles(const Compiled& compiled, const std::string& templateDir);
 
 /// The templates' directory under a data directory.

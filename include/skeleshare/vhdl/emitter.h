@@ -57,6 +57,11 @@ struct TestbenchFiles {
 /// (IMAGE, DUMP_FILE, RESULT_FILE, SEED, STALL_PCT, MAX_CYCLES) are set at run time.
 TestbenchFiles emitTestbench(const EmittedDesign& design, const std::string& templateDir);
 
+/// A Quartus Prime tcl script (`quartus_sh -t <design>_quartus.tcl`, run in the vhdl
+/// directory) that creates a project for the Arria 10 GX1150 (10AX115N2F40E2LG) with the
+/// design's files in compile order as VHDL-2008 and `<design>_top` as the top entity.
+std::string quartusScript(const EmittedDesign& design);
+
 /// A VHDL identifier from arbitrary text: letters, digits and single underscores,
 /// starting with a letter.
 std::string vhdlIdentifier(const std::string& text);
