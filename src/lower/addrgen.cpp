@@ -145,14 +145,45 @@ MType AddrGen::valueType(int bits) const {
   return t;
 }
 
-bool AddrGen::isView() const {
+bool AddrGen::isClassicView() const {
   if (groups.size() != counters.size()) return false;
   for (size_t i = 0; i < groups.size(); ++i) {
     const auto& v = groups[i].value;
     if (v.offset != 0 || v.coef.size() != counters.size()) return false;
     for (size_t k = 0; k < v.coef.size(); ++k)
       if (v.coef[k] != (k == i ? 1 : 0)) return false;
-    if (product(groups[i].radices) != counters[i].extent) return false;
+    // A padded flattened index has more positions than digits can name: the top digit
+    // runs past its radix there, and a mask makes those positions padding.
+    if (product(groups[i].radices) > counters[i].extent) return false;
+    if (groups[i].radices.size() == 1 && groups[i].radices[0] != counters[i].extent) return false;
+  }
+  return true;
+}
+
+bool AddrGen::usedGroup(size_t g) const {
+  size_t first = firstDigit(g), n = groups[g].radices.size();
+  for (const auto& c : coords)
+    for (size_t k = first; k < first + n; ++k)
+      if (c.coef[k] != 0) return true;
+  return false;
+}
+
+bool AddrGen::isView() const {
+  if (isClassicView()) return true;
+  // The general form: a logical index may be shared by several counters (a flattened index
+  // split at a point that is not a radix boundary): its group's value is affine in them.
+  std::vector<int> uses(counters.size(), 0);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& v = groups[g].value;
+    if (v.offset != 0 || v.coef.size() != counters.size()) return false;
+    if (!usedGroup(g)) continue;  // a guard
+    int64_t top = 0;
+    for (size_t k = 0; k < v.coef.size(); ++k) {
+      if (v.coef[k] < 0) return false;
+      if (v.coef[k] != 0) ++uses[k];
+      top += v.coef[k] * (counters[k].extent - 1);
+    }
+    if (product(groups[g].radices) > top + 1) return false;
   }
   return true;
 }
@@ -181,7 +212,7 @@ void requireView(const AddrGen& g, const char* what) {
 }
 
 size_t singleDigit(const AddrGen& g, size_t d, const char* what) {
-  requireView(g, what);
+  if (!g.isClassicView()) fail(std::string(what) + " of a counter that shares its index with another");
   if (d >= g.counters.size()) fail(fmt::format("{}: no counter {}", what, d));
   if (g.groups[d].radices.size() != 1) fail(fmt::format("{}: counter {} is a flattened (multi-radix) index", what, d));
   return g.firstDigit(d);
@@ -190,6 +221,31 @@ size_t singleDigit(const AddrGen& g, size_t d, const char* what) {
 }  // namespace
 
 void AddrGen::pad(size_t d, int64_t before, int64_t after, int32_t fill) {
+  requireView(*this, "pad");
+  if (!isClassicView()) {
+    // General form: positions past the end of counter d are masked by a guard on it; the
+    // groups that use it are guarded too (their values leave their range there).
+    if (d >= counters.size() || before != 0 || after < 0) fail("pad in the general form is at the end only");
+    Affine v{0, std::vector<int64_t>(counters.size(), 0)};
+    v.coef[d] = 1;
+    std::vector<size_t> users;
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (groups[g].value.coef[d] != 0) users.push_back(g);
+    size_t guard = addGuardGroup(v, counters[d].extent);
+    for (size_t g : users) guardGroup(g, fill);
+    guardGroup(guard, fill);
+    counters[d].extent += after;
+    return;
+  }
+  if (d < counters.size() && groups[d].radices.size() > 1 && before == 0 && after >= 0) {
+    // A flattened index padded at its end: the positions past it have a top digit past
+    // its radix, and that is the mask.
+    Mask m{Affine{0, std::vector<int64_t>(numDigits(), 0)}, 0, groups[d].radices[0], fill};
+    m.expr.coef[firstDigit(d)] = 1;
+    masks.insert(masks.begin(), m);
+    counters[d].extent += after;
+    return;
+  }
   size_t col = singleDigit(*this, d, "pad");
   if (before < 0 || after < 0) fail("negative padding");
   int64_t old = counters[d].extent;
@@ -220,6 +276,18 @@ void AddrGen::slide(size_t d, int64_t size, int64_t step) {
 
 void AddrGen::permute(const std::vector<size_t>& order) {
   requireView(*this, "permute");
+  if (!isClassicView()) {  // general form: the counters move, the groups and digits stay
+    if (order.size() != counters.size()) fail("permutation of the wrong length");
+    std::vector<Counter> nc;
+    for (size_t o : order) nc.push_back(counters.at(o));
+    for (auto& gr : groups) {
+      std::vector<int64_t> c;
+      for (size_t o : order) c.push_back(gr.value.coef[o]);
+      gr.value.coef = std::move(c);
+    }
+    counters = std::move(nc);
+    return;
+  }
   size_t n = counters.size();
   std::vector<bool> seen(n, false);
   if (order.size() != n) fail("permutation of the wrong length");
@@ -254,6 +322,11 @@ void AddrGen::transpose(size_t a, size_t b) {
 void AddrGen::repeat(size_t pos, int64_t n) {
   requireView(*this, "repeat");
   if (pos > counters.size() || n < 1) fail("bad repeat");
+  if (!isClassicView()) {  // general form: a counter no group uses
+    counters.insert(counters.begin() + static_cast<ptrdiff_t>(pos), Counter{n, DimKind::Stream});
+    for (auto& gr : groups) gr.value.coef.insert(gr.value.coef.begin() + static_cast<ptrdiff_t>(pos), 0);
+    return;
+  }
   size_t col = pos == counters.size() ? numDigits() : firstDigit(pos);
   forDigitForms(*this, [&](Affine& a) { a.coef.insert(a.coef.begin() + static_cast<ptrdiff_t>(col), 0); });
   counters.insert(counters.begin() + static_cast<ptrdiff_t>(pos), Counter{n, DimKind::Stream});
@@ -263,7 +336,9 @@ void AddrGen::repeat(size_t pos, int64_t n) {
 
 void AddrGen::flatten(size_t d) {
   requireView(*this, "flatten");
+  if (!isClassicView()) fail("flatten of counters that share their indices with others");
   if (d + 1 >= counters.size()) fail("flatten of the last counter");
+  if (product(groups[d + 1].radices) != counters[d + 1].extent) fail("flatten over a padded flattened index");
   counters[d].extent *= counters[d + 1].extent;
   auto& r = groups[d].radices;
   r.insert(r.end(), groups[d + 1].radices.begin(), groups[d + 1].radices.end());
@@ -281,6 +356,41 @@ void AddrGen::slice(size_t d, int64_t start, int64_t len) {
 }
 
 void AddrGen::split(size_t d, int64_t n) {
+  requireView(*this, "split");
+  if (d >= counters.size() || n < 1 || counters[d].extent % n != 0) fail("bad split");
+  if (!isClassicView() || (groups[d].radices.size() > 1 && product(groups[d].radices) != counters[d].extent) ||
+      (groups[d].radices.size() > 1 && product(groups[d].radices) == counters[d].extent &&
+                           [&] {
+                             int64_t inner = 1;
+                             for (size_t i = groups[d].radices.size(); i-- > 1 && inner < n;) inner *= groups[d].radices[i];
+                             return inner != n;
+                           }())) {
+    // General form: counter d becomes (E/n, n); every group using it sees n*outer + inner.
+    counters[d].extent /= n;
+    counters.insert(counters.begin() + static_cast<ptrdiff_t>(d) + 1, Counter{n, counters[d].kind});
+    for (auto& gr : groups) {
+      int64_t c = gr.value.coef[d];
+      gr.value.coef[d] = c * n;
+      gr.value.coef.insert(gr.value.coef.begin() + static_cast<ptrdiff_t>(d) + 1, c);
+    }
+    return;
+  }
+  if (groups[d].radices.size() > 1) {
+    // A flattened index splits at a radix boundary: its digits are kept, in two groups.
+    auto& r = groups[d].radices;
+    if (product(r) != counters[d].extent) fail("split of a padded flattened index");
+    int64_t inner = 1;
+    size_t at = r.size();
+    while (at > 1 && inner < n) inner *= r[--at];
+    if (inner != n) fail(fmt::format("split of a flattened index by {}, not a product of its inner radices", n));
+    IndexGroup low{{}, std::vector<int64_t>(r.begin() + static_cast<ptrdiff_t>(at), r.end())};
+    r.erase(r.begin() + static_cast<ptrdiff_t>(at), r.end());
+    counters[d].extent /= n;
+    counters.insert(counters.begin() + static_cast<ptrdiff_t>(d) + 1, Counter{n, counters[d].kind});
+    groups.insert(groups.begin() + static_cast<ptrdiff_t>(d) + 1, low);
+    resetViewGroups(*this);
+    return;
+  }
   size_t col = singleDigit(*this, d, "split");
   int64_t e = counters[d].extent;
   if (n < 1 || e % n != 0) fail(fmt::format("split of {} by {}", e, n));
@@ -308,6 +418,30 @@ void AddrGen::guardGroup(size_t g, int32_t fill) {
   Mask m{Affine{0, std::vector<int64_t>(numDigits(), 0)}, 0, groups[g].radices[0], fill};
   m.expr.coef[firstDigit(g)] = 1;
   masks.insert(masks.begin(), m);
+}
+
+void AddrGen::substitute(std::vector<Counter> newCounters, const std::vector<Affine>& counterValues) {
+  if (counterValues.size() != counters.size()) fail("substitute needs one value per counter");
+  for (const auto& v : counterValues)
+    if (v.coef.size() != newCounters.size()) fail("substitute value over the wrong counters");
+  for (auto& gr : groups) {
+    Affine r{gr.value.offset, std::vector<int64_t>(newCounters.size(), 0)};
+    for (size_t k = 0; k < gr.value.coef.size(); ++k) {
+      int64_t c = gr.value.coef[k];
+      if (c == 0) continue;
+      r.offset += c * counterValues[k].offset;
+      for (size_t j = 0; j < r.coef.size(); ++j) r.coef[j] += c * counterValues[k].coef[j];
+    }
+    gr.value = std::move(r);
+  }
+  counters = std::move(newCounters);
+}
+
+std::vector<size_t> AddrGen::groupsOf(size_t counter) const {
+  std::vector<size_t> out;
+  for (size_t g = 0; g < groups.size(); ++g)
+    if (counter < groups[g].value.coef.size() && groups[g].value.coef[counter] != 0 && usedGroup(g)) out.push_back(g);
+  return out;
 }
 
 void AddrGen::regroup(std::vector<Counter> newCounters, std::vector<Affine> values) {
@@ -368,6 +502,33 @@ std::string AddrGen::check() const {
     bool guarded = std::any_of(masks.begin(), masks.end(), [&](const Mask& m) {
       return m.expr == coords[d] && m.lo >= 0 && m.hi <= space[d];
     });
+    if (!guarded) {  // coordinate = offset + sum of alpha * (masked expressions) + rest
+      Affine rest = coords[d];
+      Range acc{rest.offset, rest.offset};
+      rest.offset = 0;
+      std::vector<const Mask*> byWidth;  // wider masks first: they cover sums of digits
+      for (const auto& m : masks) byWidth.push_back(&m);
+      auto width = [](const Mask* m) { return std::count_if(m->expr.coef.begin(), m->expr.coef.end(), [](int64_t c) { return c != 0; }); };
+      std::stable_sort(byWidth.begin(), byWidth.end(), [&](const Mask* x, const Mask* y) { return width(x) > width(y); });
+      for (const Mask* mp : byWidth) {
+        const Mask& m = *mp;
+        size_t first = nd;
+        for (size_t i = 0; i < nd && first == nd; ++i)
+          if (m.expr.coef[i] != 0) first = i;
+        if (first == nd || rest.coef[first] % m.expr.coef[first] != 0) continue;
+        int64_t alpha = rest.coef[first] / m.expr.coef[first];
+        bool fits = alpha != 0;
+        for (size_t i = 0; i < nd && fits; ++i) fits = rest.coef[i] == 0 || m.expr.coef[i] == 0 || rest.coef[i] == alpha * m.expr.coef[i];
+        for (size_t i = 0; i < nd && fits; ++i) fits = m.expr.coef[i] == 0 || rest.coef[i] == alpha * m.expr.coef[i];
+        if (!fits) continue;
+        for (size_t i = 0; i < nd; ++i) rest.coef[i] -= alpha * m.expr.coef[i];
+        int64_t lo = m.lo - m.expr.offset, hi = m.hi - 1 - m.expr.offset;
+        acc.lo += alpha > 0 ? alpha * lo : alpha * hi;
+        acc.hi += alpha > 0 ? alpha * hi : alpha * lo;
+      }
+      Range tail = rangeOf(rest, dig);
+      guarded = acc.lo + tail.lo >= 0 && acc.hi + tail.hi < space[d];
+    }
     if (!guarded)
       return fmt::format("coordinate {} ({}) ranges over [{}, {}], outside [0, {}), and no mask guards it", d,
                          coords[d].str('d'), r.lo, r.hi, space[d]);

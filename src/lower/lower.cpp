@@ -35,8 +35,32 @@ AddrGen compose(const AddrGen& gen, const AddrGen& layout) {
   for (const auto& c : gen.counters) logical.push_back(c.extent);
   if (logical != layout.space)
     throw LowerError(fmt::format("element-wise operands of different shapes ({} elements vs {})", logical.size(), layout.space.size()));
-  for (const auto& g : layout.groups)
-    if (g.radices.size() != 1) throw std::logic_error("compose: a layout with a multi-radix group");
+  bool layoutSingle = true, genSingle = true;
+  for (const auto& g : layout.groups) layoutSingle = layoutSingle && g.radices.size() == 1;
+  for (const auto& g : gen.groups) genSingle = genSingle && g.radices.size() == 1;
+  genSingle = genSingle && gen.isClassicView();
+  if (!layoutSingle) {
+    // The layout splits an index into digits (a flattened position): substitute the
+    // layout's coordinates (over its digits) for the view's indices, which are its digits.
+    if (!genSingle) throw LowerError("an element-wise operand read in the order of a flattened, split index");
+    auto subst = [&](const Affine& overGen) {
+      Affine r{overGen.offset, std::vector<int64_t>(layout.numDigits(), 0)};
+      for (size_t i = 0; i < overGen.coef.size(); ++i) {
+        const Affine& li = layout.coords[i];
+        r.offset += overGen.coef[i] * li.offset;
+        for (size_t k = 0; k < li.coef.size(); ++k) r.coef[k] += overGen.coef[i] * li.coef[k];
+      }
+      return r;
+    };
+    AddrGen out;
+    out.space = gen.space;
+    out.counters = layout.counters;
+    out.groups = layout.groups;
+    for (const auto& co : gen.coords) out.coords.push_back(subst(co));
+    for (const auto& m : layout.masks) out.masks.push_back(Mask{m.expr, m.lo, m.hi, 0});
+    for (const auto& m : gen.masks) out.masks.push_back(Mask{subst(m.expr), m.lo, m.hi, m.fill});
+    return out;
+  }
   size_t nc = layout.counters.size();
   // layout digit j = layout group j's value (affine over the counters)
   auto overCounters = [&](const Affine& overDigits) {
@@ -53,7 +77,7 @@ AddrGen compose(const AddrGen& gen, const AddrGen& layout) {
   AddrGen out = gen;
   std::vector<Affine> values;
   for (const auto& coord : layout.coords) values.push_back(overCounters(coord));
-  out.regroup(layout.counters, values);
+  out.substitute(layout.counters, values);
   for (size_t m = layout.masks.size(); m-- > 0;) {
     const Mask& lm = layout.masks[m];
     size_t g = out.addGuardGroup(overCounters(lm.expr), std::max<int64_t>(1, lm.hi));
@@ -101,8 +125,11 @@ View Lowerer::materialize(const Stream& s, const std::string& name, Role role) {
   Buffer b{name, t.bits, s.layout.space, Memory::OffChip, role};
   prog_.buffers.push_back(b);
   int id = static_cast<int>(prog_.buffers.size() - 1);
+  requireNoPendingSum(s.ctx, "a value stored to a buffer");
   builder(s.unit).write(id, s.layout, s.node);
   closed_[s.unit] = true;
+  placed_.resize(open_.size(), 0);
+  placed_[s.unit] = prog_.units.size();
   prog_.units.push_back(std::move(open_[s.unit]));
   View v{id, AddrGen::identity(b.shape), s.ctx};
   return v;
@@ -114,7 +141,20 @@ View Lowerer::asView(const Sym& s) {
   throw LowerError("a function or scalar where a tensor is needed");
 }
 
+void Lowerer::requireNoPendingSum(size_t ctx, const char* what) const {
+  for (size_t i = 0; i < ctx; ++i)
+    if (summedAt(i))
+      throw LowerError(fmt::format("{} inside a summed tiling (TiledMv, TiledMmK, TiledConvICH) is not lowered: "
+                                   "only dot products accumulate over the tiles",
+                                   what));
+}
+
+Unit& Lowerer::unitAt(size_t openIndex) {
+  return closed_.at(openIndex) ? prog_.units.at(placed_.at(openIndex)) : open_.at(openIndex);
+}
+
 Stream Lowerer::toStream(const View& v, const std::string& name) {
+  requireNoPendingSum(v.ctx, "a copy");
   size_t u = newUnit(name);
   AddrGen g = v.gen;
   if (!g.counters.empty()) g.counters.back().kind = DimKind::Vector;
@@ -146,6 +186,7 @@ Sym Lowerer::unary(const Sym& x, const std::vector<std::pair<Prim, int64_t>>& ch
     throw LowerError("an element-wise operator on a lone scalar constant");
   }
   Stream s = openStream(x);
+  requireNoPendingSum(s.ctx, "an element-wise operator");
   for (const auto& [p, k] : chain) {
     auto b = builder(s.unit);
     if (p == Prim::Max) {  // Max with a constant: k is the constant
@@ -167,6 +208,7 @@ Sym Lowerer::binary(Prim p, std::vector<int64_t> params, const Sym& a, const Sym
   // The base is a's stream, else b's, else a new stream reading a (or b if a is a scalar).
   bool baseIsA = aStream || (!bStream && !aScalar);
   Stream base = openStream(baseIsA ? a : b);
+  requireNoPendingSum(base.ctx, "an element-wise operator");
   uint32_t other = operandIn(base, baseIsA ? b : a);
   uint32_t l = baseIsA ? base.node : other, r = baseIsA ? other : base.node;
   base.node = builder(base.unit).op(p, {l, r}, std::move(params));
@@ -243,6 +285,7 @@ Sym Lowerer::reshape(const ir::Term* t, const Env& env) {
 Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
   View v = asView(eval(t->child(0), env));
   size_t c = v.ctx;
+  requireNoPendingSum(c, "MaxPool");
   int64_t size = t->param(0), step = t->param(1);
   AddrGen g = v.gen;
   g.slide(c, size, step);      // [OH][size][W] ...
@@ -270,7 +313,64 @@ Sym Lowerer::apply(const Sym& fn, const Sym& arg) {
   if (!f) throw LowerError("application of a value that is not a function");
   Env env = (*f)->env;
   env.push_back(arg);
-  return eval((*f)->lam->body(), env);
+  const ir::Term* body = (*f)->lam->body();
+  const int let = (*f)->let;
+  if (let < 0) return eval(body, env);
+  // A shared function: a partial application is still the instance; the full application
+  // is a call, and the units it creates are calls of the let's instance(s).
+  if (body->op() == Op::Lam) return std::make_shared<const Fun>(Fun{body, std::move(env), let});
+  size_t first = open_.size();
+  Sym r = eval(body, env);
+  markCalls(let, first);
+  return r;
+}
+
+// App(\T. body, value): the extractor's let. A function value is the shared unit: every
+// application of it (a use in the body) is a call of one instance.
+Sym Lowerer::let(const ir::Term* t, const Env& env) {
+  const ir::Term* lam = t->child(0);
+  if (lam->op() != Op::Lam) return apply(eval(lam, env), eval(t->child(1), env));  // a use: f(x)
+  Sym value = eval(t->child(1), env);
+  if (auto* f = std::get_if<std::shared_ptr<const Fun>>(&value)) {
+    Fun shared = **f;
+    shared.let = static_cast<int>(lets_.size());
+    lets_.push_back(t->child(1));
+    value = std::make_shared<const Fun>(std::move(shared));
+  }
+  return apply(std::make_shared<const Fun>(Fun{lam, env, -1}), value);
+}
+
+void Lowerer::markCalls(int let, size_t firstUnit) {
+  size_t part = 0;
+  for (size_t u = firstUnit; u < open_.size(); ++u) {
+    Unit& unit = unitAt(u);
+    if (unit.call) continue;  // a call of a let used inside this one
+    auto key = std::make_pair(let, part++);
+    auto it = instanceOf_.find(key);
+    if (it == instanceOf_.end()) {
+      const ir::Term* v = lets_.at(static_cast<size_t>(let));
+      const ir::Term* body = v;
+      while (body->op() == Op::Lam) body = body->body();
+      std::string name = fmt::format("let{}{}", let + 1, key.second == 0 ? "" : fmt::format("_{}", key.second + 1));
+      prog_.instances.push_back(Instance{name, fmt::format("{} {}", ir::opName(body->op()), v->type()->str())});
+      it = instanceOf_.emplace(key, static_cast<int>(prog_.instances.size() - 1)).first;
+    }
+    Call call{it->second, {}};
+    for (size_t i = 0; i < unit.nodes.size(); ++i) {
+      switch (unit.nodes[i].prim) {
+        case Prim::Read:
+        case Prim::Write:
+        case Prim::SplitStm:
+        case Prim::JoinStm:
+        case Prim::SplitVec:
+        case Prim::JoinVec:
+        case Prim::StmToVec:
+        case Prim::VecToStm: break;  // the call's memory access and wiring
+        default: call.datapath.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    unit.call = std::move(call);
+  }
 }
 
 Sym Lowerer::eval(const ir::Term* t, const Env& env) {
@@ -302,8 +402,8 @@ Sym Lowerer::evalUncached(const ir::Term* t, const Env& env) {
       return View{b, AddrGen::identity(prog_.buffers[static_cast<size_t>(b)].shape), 0};
     }
     case Op::Const: return Scalar{t->param(0), t->type()->bits()};
-    case Op::App:
-      throw LowerError("App: let-bound shared units are not lowered yet (issue 5: shared-function units)");
+    case Op::App: return let(t, env);
+    case Op::MergePartialSum: return mergePartialSum(t, env);
     case Op::Tuple: throw LowerError("Tuple below a module output");
     case Op::Map: {  // a new context loop over the outer dimension of x
       Sym x = eval(t->child(0), env);
@@ -364,7 +464,13 @@ Program Lowerer::run(const ir::Module& module) {
 
 Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
   detail::Lowerer l(ctx, options);
-  return l.run(module);
+  try {
+    return l.run(module);
+  } catch (const MirError& e) {
+    throw LowerError(std::string("an access pattern the lowering cannot express: ") + e.what());
+  } catch (const std::logic_error& e) {
+    throw LowerError(std::string("an access pattern the lowering cannot express: ") + e.what());
+  }
 }
 
 }  // namespace skeleshare::lower

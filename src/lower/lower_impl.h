@@ -45,6 +45,7 @@ using Env = std::vector<Sym>;  // %0 is the back
 struct Fun {
   const ir::Term* lam = nullptr;
   Env env;
+  int let = -1;  // >= 0: (a partial application of) the let-bound shared function `let`
 };
 
 class Lowerer {
@@ -58,8 +59,30 @@ class Lowerer {
   View asView(const Sym& s);
   size_t newUnit(const std::string& name);
   UnitBuilder builder(size_t unit);
-  Stream dotTemplate(View a, View b, int64_t p, const std::string& name);
+  /// ParallelDot[P] (parts = 0) or ParallelPartialDot[P, parts] on ctx x M x N views, or
+  /// on ctx x M x parts x (N/parts) views (a partial dot whose chunks are pre-split).
+  Stream dotTemplate(View a, View b, int64_t p, int64_t parts, const std::string& name);
   Sym skeleton(const ir::Term* t, const Env& env);
+  Sym dataTransform(const ir::Term* t, const Env& env);
+  Sym parallelConv(const ir::Term* t, const Env& env);
+  Sym mergePartialSum(const ir::Term* t, const Env& env);
+  /// Context loop `pos` is a summed tile loop (TiledMv, TiledMmK, TiledConvICH): the dot
+  /// templates below it accumulate over it.
+  bool summedAt(size_t pos) const { return pos < ctxSummed_.size() && ctxSummed_[pos]; }
+  /// Marks context loop `pos` (and drops the marks of deeper loops) for the lifetime of the
+  /// returned guard.
+  struct CtxMark {
+    Lowerer& l;
+    size_t pos;
+    ~CtxMark() { l.ctxSummed_.resize(pos); }
+  };
+  CtxMark markCtx(size_t pos, bool summed) {
+    ctxSummed_.resize(pos, false);
+    ctxSummed_.push_back(summed);
+    return CtxMark{*this, pos};
+  }
+  /// Throws when an operator that is not a dot product would see a summed tile loop.
+  void requireNoPendingSum(size_t ctx, const char* what) const;
   const LowerOptions& options() const { return opt_; }
 
  private:
@@ -74,6 +97,11 @@ class Lowerer {
   uint32_t operandIn(const Stream& base, const Sym& other);
   View materialize(const Stream& s, const std::string& name, Role role);
   void countUses(const ir::Term* root);
+  Sym let(const ir::Term* t, const Env& env);
+  /// Makes the units created since `firstUnit` (and not already calls of a nested let)
+  /// calls of `let`'s instances: the k-th such unit of a call is a call of part k.
+  void markCalls(int let, size_t firstUnit);
+  Unit& unitAt(size_t openIndex);
 
   ir::Context& ctx_;
   LowerOptions opt_;
@@ -83,6 +111,10 @@ class Lowerer {
   std::map<const ir::Term*, int> uses_;
   std::map<const ir::Term*, View> memo_;
   int tmpCount_ = 0;
+  std::vector<bool> ctxSummed_;
+  std::vector<size_t> placed_;                  // open unit -> index in prog_.units (if closed)
+  std::vector<const ir::Term*> lets_;           // let id -> the bound value
+  std::map<std::pair<int, size_t>, int> instanceOf_;  // (let, part) -> instance
 };
 
 /// `gen` (view form, counters = the logical tensor) read in the element order of `layout`.
@@ -93,5 +125,12 @@ AddrGen identityLayout(const std::vector<Counter>& counters);
 void permuteSpace(AddrGen& layout, const std::vector<size_t>& order);
 /// Merges space dimensions d and d+1 of a layout (row-major).
 void flattenSpace(AddrGen& layout, size_t d);
+/// Splits space dimension d (extent E = a * inner, its coordinate one digit of a one-radix
+/// group) into (a, inner): the group gets the radices [a, inner].
+void splitSpace(AddrGen& layout, size_t d, int64_t inner);
+/// Keeps indices [0, len) of space dimension d: the rest is masked (a cropped write).
+void cropSpace(AddrGen& layout, size_t d, int64_t len);
+/// Removes space dimension d, which must have extent 1 and coordinate 0 (a summed loop).
+void dropSpace(AddrGen& layout, size_t d);
 
 }  // namespace skeleshare::lower::detail

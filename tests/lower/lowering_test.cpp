@@ -37,12 +37,12 @@ TEST(Lowering, PadFeedingAConvIsAMaskedAddressPattern) {
     if (mk.fill == 0 && mk.lo == 0 && (mk.hi == 6 || mk.hi == 5)) ++padMasks;
   EXPECT_EQ(padMasks, 2) << readX->addr.str();
   // The window (3x3x3 = 27 elements) is one vector of 27 lanes per output channel.
-  EXPECT_EQ(readX->type.str(), "stm[6][5][1] vec[4][27] i8");
+  EXPECT_EQ(readX->type.str(), "stm[6][5][1][1] vec[4][27] i8");  // positions, row groups, one chunk
   // requant and relu are stages of the same unit, before its one write.
   std::vector<Prim> prims;
   for (const auto& n : u.nodes) prims.push_back(n.prim);
-  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Read, Prim::Mul, Prim::ReduceVec, Prim::RoundShift, Prim::Saturate,
-                                      Prim::Const, Prim::Max, Prim::Write}));
+  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Read, Prim::Mul, Prim::ReduceVec, Prim::ReduceStm, Prim::RoundShift,
+                                      Prim::Saturate, Prim::Const, Prim::Max, Prim::Write}));
   EXPECT_EQ(programResources(p).dsps, 4 * 27);
 }
 
@@ -111,22 +111,37 @@ output o = requant(mm(q, q), 5);
   EXPECT_EQ(p.units.size(), 2u) << printProgram(p);
 }
 
-TEST(Lowering, RefusesWhatItDoesNotLower) {
-  ir::Context ctx;
+TEST(Lowering, PartialDotsAndLetsLower) {
+  Loaded m;
+  ir::Context& ctx = *m.ctx;
   const ir::Type* i8 = ctx.intType(8);
   int64_t sh[] = {4, 8};
   const ir::Type* mt = ctx.tensorType(sh, i8);
   const ir::Term* a = ctx.input("a", mt);
   const ir::Term* b = ctx.input("b", mt);
-  ir::Module mod;
-  mod.decls = {{"a", ir::Decl::Kind::Input, mt}, {"b", ir::Decl::Kind::Input, mt}};
-  mod.outputs = {{"o", ctx.op(ir::Op::ParallelPartialDot, {a, b}, {2, 2})}};
-  EXPECT_THROW(lowerModule(mod, ctx), LowerError);
-  // A let-bound design (App of a lambda) is refused rather than duplicated.
+  m.module.decls = {{"a", ir::Decl::Kind::Input, mt}, {"b", ir::Decl::Kind::Input, mt}};
+  m.module.outputs = {{"o", ctx.op(ir::Op::ParallelPartialDot, {a, b}, {2, 2})}};
+  Program p;
+  expectAgrees(m, 3, &p);
+  EXPECT_EQ(programResources(p).dsps, 2 * 8);  // P * min(N, 64), as the cost model says
+  // A let-bound design (App of a lambda): one instance, one call.
   const ir::Term* f = ir::dotF(ctx, 4, 8, i8, i8, 4);
   const ir::Term* use = ctx.app(ctx.app(ctx.var(0, f->type()), a), b);
-  mod.outputs = {{"o", ctx.app(ctx.lam(f->type(), use), f)}};
-  EXPECT_THROW(lowerModule(mod, ctx), LowerError);
+  m.module.outputs = {{"o", ctx.app(ctx.lam(f->type(), use), f)}};
+  expectAgrees(m, 4, &p);
+  ASSERT_EQ(p.instances.size(), 1u);
+  ASSERT_TRUE(p.units.back().call.has_value());
+  EXPECT_EQ(programResources(p).dsps, 4 * 8);
+}
+
+TEST(Lowering, RefusesWhatItDoesNotLower) {
+  // A non-linear stage inside a summed tiling would be applied to each tile's part.
+  Loaded m = loadIrText(R"(
+input a : i8[4][8];
+input v : i8[8];
+output o = TiledMv(@a, @v, \i8[4][4]. \i8[4]. Relu(Mv(%1, %0, \i8[4][4]. \i8[4][4]. ParallelDot[4](%1, %0))));
+)");
+  EXPECT_THROW(lowerModule(m.module, *m.ctx), LowerError);
 }
 
 TEST(Lowering, CycleEstimateCountsLinesAndStreams) {

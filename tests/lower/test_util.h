@@ -25,6 +25,44 @@ using Loaded = test_support::DslModule;
 using test_support::loadDsl;
 using test_support::loadDslText;
 
+/// A module in the skeleton IR's text form (parse errors are test failures).
+inline Loaded loadIrText(const std::string& text, const std::string& path = "<test>") {
+  Loaded m;
+  DiagnosticEngine diags;
+  auto mod = ir::parseModule(*m.ctx, SourceFile(path, text), diags);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(mod.has_value()) << os.str();
+  if (mod) m.module = std::move(*mod);
+  return m;
+}
+
+/// A module in the skeleton IR's text form, from a file.
+inline Loaded loadIr(const std::string& path) {
+  std::string err;
+  auto file = SourceFile::read(path, err);
+  EXPECT_TRUE(file.has_value()) << path << ": " << err;
+  if (!file) return Loaded{};
+  return loadIrText(std::string(file->text()), path);
+}
+
+/// Units that compute nothing (only reads, writes, wiring): a materialised transpose,
+/// slide, pad or copy, which an address pattern should have replaced.
+inline std::vector<std::string> dataMovementUnits(const Program& p) {
+  std::vector<std::string> out;
+  for (const auto& u : p.units) {
+    bool computes = false;
+    for (const auto& n : u.nodes)
+      switch (n.prim) {
+        case Prim::Read: case Prim::Write: case Prim::Const: case Prim::SplitStm: case Prim::JoinStm:
+        case Prim::SplitVec: case Prim::JoinVec: case Prim::StmToVec: case Prim::VecToStm: case Prim::Repeat: break;
+        default: computes = true;
+      }
+    if (!computes) out.push_back(u.name);
+  }
+  return out;
+}
+
 inline std::string benchPath(const std::string& name) {
   return std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name;
 }

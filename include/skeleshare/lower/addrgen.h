@@ -95,8 +95,17 @@ class AddrGen {
   std::optional<LinearForm> linear() const;
   /// The type of the value read through this generator with elements of `bits`.
   MType valueType(int bits) const;
-  /// True in view form (see above).
+  /// True in view form: the classic one (see above) or the general one, where a logical
+  /// index may be spread over several counters (a flattened index split where its radices
+  /// do not break: its group's value is n*outer + inner), so counters are the logical
+  /// dimensions and every group's value is linear in them. Edits keep it.
   bool isView() const;
+  /// Group i is exactly counter i (one group per counter).
+  bool isClassicView() const;
+  /// Some coordinate uses a digit of group g (otherwise g is a guard).
+  bool usedGroup(size_t g) const;
+  /// The groups (not guards) whose value depends on `counter`.
+  std::vector<size_t> groupsOf(size_t counter) const;
 
   // ---- edits of a view (each throws std::logic_error when its precondition fails) ----
   /// Counter d grows by before + after; the new positions read `fill`.
@@ -122,6 +131,10 @@ class AddrGen {
   /// Replaces the counters; every group keeps its radices and gets a new value (over the
   /// new counters). Leaves view form.
   void regroup(std::vector<Counter> newCounters, std::vector<Affine> groupValues);
+  /// Replaces the counters; counter k is worth counterValues[k] (over the new ones), and
+  /// every group's value is rewritten accordingly. Leaves view form. In classic view form
+  /// this is regroup with one value per group.
+  void substitute(std::vector<Counter> newCounters, const std::vector<Affine>& counterValues);
 
   /// Empty if well formed; otherwise the first problem: sizes of the affine forms, radices,
   /// and any coordinate that may leave the buffer without a mask guarding exactly it.

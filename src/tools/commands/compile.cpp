@@ -18,6 +18,8 @@
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/ir/printer.h"
+#include "skeleshare/lower/interpreter.h"
+#include "skeleshare/lower/summary.h"
 #include "skeleshare/rules/saturate.h"
 
 namespace skeleshare::tools {
@@ -42,6 +44,7 @@ struct CompileOptions {
   bool quiet = false;
   bool noGreedy = false;
   bool checkEval = false;
+  std::vector<std::string> emit;  // "shir": also lower the design (DIR/design.shir)
 };
 
 using Json = nlohmann::ordered_json;
@@ -240,9 +243,10 @@ int runCompile(const CompileOptions& o) {
   j["improvements"] = imp;
 
   int exitCode = ok ? kExitOk : kExitNoDesign;
+  std::map<std::string, Tensor> inputs, want;
   if (ok && o.checkEval) {
-    auto inputs = ir::randomInputs(loaded->module, 1);
-    auto want = ir::evaluateModule(loaded->module, ctx, inputs);
+    inputs = ir::randomInputs(loaded->module, 1);
+    want = ir::evaluateModule(loaded->module, ctx, inputs);
     auto got = ir::evaluateModule(design->module, ctx, inputs);
     bool same = want.size() == got.size();
     for (const auto& [name, t] : want) same = same && got.count(name) && got.at(name) == t;
@@ -250,14 +254,44 @@ int runCompile(const CompileOptions& o) {
     say(fmt::format("check: the design {} the source on random inputs", same ? "evaluates like" : "DIFFERS FROM"));
     if (!same) exitCode = kExitMismatch;
   }
+  // --emit shir: the lowered program and its numbers (docs/lowering.md, "report.json").
+  std::optional<lower::LoweredDesign> lowered;
+  bool emitShir = std::find(o.emit.begin(), o.emit.end(), "shir") != o.emit.end();
+  if (design && emitShir) {
+    try {
+      lowered = lower::lowerDesign(design->module, ctx);
+      j["lowered_dsps"] = lowered->resources.dsps;
+      j["onchip_memory_bits"] = lowered->resources.onChipBits;
+      j["estimated_cycles"] = lowered->cycles.total;
+      j["lowered_units"] = lowered->program.units.size();
+      j["lowered_calls"] = lowered->calls;
+      if (o.checkEval) {  // the mid-level interpreter against the skeleton interpreter
+        auto got = lower::run(lowered->program, inputs);
+        bool same = got.size() == want.size();
+        for (const auto& [name, t] : want) same = same && got.count(name) && got.at(name) == t;
+        j["check_lowered"] = same ? "equal" : "MISMATCH";
+        say(fmt::format("check: the lowered program {} the source", same ? "evaluates like" : "DIFFERS FROM"));
+        if (!same) exitCode = kExitMismatch;
+      }
+    } catch (const lower::LowerError& e) {
+      j["lower_error"] = e.what();
+      std::cerr << "skeleshare compile: error: lowering: " << e.what() << '\n';
+      exitCode = kExitInputError;
+    }
+  }
   j["compile_seconds"] = ms(since(start));
 
   if (design) writeText(staged, "design.ir", design->header() + ir::printModule(ctx, design->module));
+  if (lowered) writeText(staged, "design.shir", lowered->text);
   writeText(staged, "report.json", j.dump(2) + "\n");
   staged.commit();
   if (!design) {
     std::error_code ec;
     std::filesystem::remove(std::filesystem::path(o.outDir) / "design.ir", ec);  // no stale design
+  }
+  if (!lowered) {
+    std::error_code ec;
+    std::filesystem::remove(std::filesystem::path(o.outDir) / "design.shir", ec);
   }
   if (ok) {
     say(fmt::format("design: {} cycles, {} of {} DSPs, {} shared unit{}, {}{}", r.evaluation.time(), r.evaluation.dsps(),
@@ -300,6 +334,8 @@ Command addCompileCommand(CLI::App& root) {
   app->add_flag("--no-greedy", o->noGreedy, "do not seed the solver with the greedy design");
   app->add_flag("--check-eval", o->checkEval,
                 "evaluate the source and the design on random inputs and compare (exit 4 if they differ)");
+  app->add_option("--emit", o->emit, "also write a lowered form: shir (DIR/design.shir, the mid-level IR)")
+      ->check(CLI::IsMember({"shir"}));
   app->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
   return {app, [o] { return runCompile(*o); }};
 }
