@@ -58,3 +58,28 @@ INSTANTIATE_TEST_SUITE_P(Lower, Design,
 
 }  // namespace
 }  // namespace skeleshare::lower::test
+
+namespace skeleshare::lower::test {
+namespace {
+
+// The full-size benchmarks' designs (`skeleshare compile benchmarks/NAME.dsl` at the full
+// budget and at --dsp-fraction 0.25): they lower (too large to interpret in a test), verify,
+// have the extractor's DSPs, and no unit of theirs is a materialised transpose, slide or pad.
+class FullDesign : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FullDesign, LowersWithTheCostModelsDspsAndNoDataMovementUnits) {
+  Loaded m = loadIr(std::string(SKELESHARE_SOURCE_DIR) + "/tests/lower/inputs/designs/full/" + GetParam() + ".ir");
+  Program p = lowerModule(m.module, *m.ctx);
+  EXPECT_TRUE(verify(p).empty());
+  cost::CostModel model(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
+  ASSERT_EQ(m.module.outputs.size(), 1u);
+  EXPECT_EQ(programResources(p).dsps, cost::designCost(model, m.module.outputs[0].term).total(cost::kDsp));
+  for (const auto& name : dataMovementUnits(p)) ADD_FAILURE() << "unit " << name << " only moves data";
+}
+
+INSTANTIATE_TEST_SUITE_P(Lower, FullDesign,
+                         ::testing::Values("stencil4_1", "stencil4_quarter", "self_attention_1", "self_attention_quarter",
+                                           "tinyyolo_v2_1", "tinyyolo_v2_quarter"));
+
+}  // namespace
+}  // namespace skeleshare::lower::test
