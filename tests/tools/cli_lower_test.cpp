@@ -1,0 +1,55 @@
+// `skeleshare compile --emit shir` and `skeleshare lower`: the lowered program is written,
+// report.json has the lowered numbers, and the mid-level interpreter agrees.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tool_runner.h"
+
+namespace skeleshare::testing {
+namespace {
+
+TEST(CliLower, CompileEmitShirWritesTheProgramAndItsNumbers) {
+  auto dir = scratchDir();
+  auto r = runTool({"compile", sourcePath("benchmarks/small/self_attention_small.dsl").string(), "-o", (dir / "out").string(),
+                    "--dsp-budget", "64", "--emit", "shir", "--check-eval", "-q"},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  auto j = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+  EXPECT_EQ(j["lowered_dsps"], j["dsp_used"]);
+  EXPECT_GT(j["estimated_cycles"].get<int64_t>(), 0);
+  EXPECT_GT(j["onchip_memory_bits"].get<int64_t>(), 0);
+  EXPECT_EQ(j["check_lowered"], "equal");
+  std::string shir = readFile(dir / "out" / "design.shir");
+  EXPECT_NE(shir.find("instance let1 : "), std::string::npos) << shir;  // this budget shares one Mv unit among the Mms
+  EXPECT_NE(shir.find("call "), std::string::npos);
+  // The lower command on the design it wrote gives the same numbers.
+  auto l = runTool({"lower", (dir / "out" / "design.ir").string(), "-o", (dir / "low").string()}, dir);
+  ASSERT_EQ(l.exitCode, 0) << l.err;
+  auto lj = nlohmann::json::parse(readFile(dir / "low" / "lower.json"));
+  EXPECT_EQ(lj["lowered_dsps"], j["lowered_dsps"]);
+  EXPECT_EQ(lj["estimated_cycles"], j["estimated_cycles"]);
+  EXPECT_EQ(lj["predicted_cycles"], j["predicted_cycles"]);
+  EXPECT_EQ(readFile(dir / "low" / "design.shir"), shir);
+}
+
+TEST(CliLower, WithoutEmitNoShirIsWritten) {
+  auto dir = scratchDir();
+  auto r = runTool({"compile", sourcePath("benchmarks/small/stencil4_small.dsl").string(), "-o", dir.string(), "-q"}, dir);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "design.shir"));
+  EXPECT_FALSE(nlohmann::json::parse(readFile(dir / "report.json")).contains("lowered_dsps"));
+}
+
+TEST(CliLower, BadInputIsAnInputError) {
+  auto dir = scratchDir();
+  std::ofstream(dir / "bad.ir") << "input a : i8[4];\noutput o = Nope(@a);\n";
+  auto r = runTool({"lower", (dir / "bad.ir").string(), "-o", (dir / "out").string()}, dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "design.shir"));
+}
+
+}  // namespace
+}  // namespace skeleshare::testing
