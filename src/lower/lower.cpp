@@ -467,9 +467,9 @@ Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptio
   try {
     return l.run(module);
   } catch (const MirError& e) {
-    throw LowerError(std::string("an access pattern the lowering cannot express: ") + e.what());
+    throw LowerError(std::string("not lowered (an access pattern or construct the lowering cannot express): ") + e.what());
   } catch (const std::logic_error& e) {
-    throw LowerError(std::string("an access pattern the lowering cannot express: ") + e.what());
+    throw LowerError(std::string("not lowered (an access pattern or construct the lowering cannot express): ") + e.what());
   }
 }
 
