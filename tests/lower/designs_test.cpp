@@ -79,7 +79,7 @@ TEST_P(FullDesign, LowersWithTheCostModelsDspsAndNoDataMovementUnits) {
 
 INSTANTIATE_TEST_SUITE_P(Lower, FullDesign,
                          ::testing::Values("stencil4_1", "stencil4_quarter", "self_attention_1", "self_attention_quarter",
-                                           "tinyyolo_v2_1", "tinyyolo_v2_quarter"));
+                                           "tinyyolo_v2_1", "tinyyolo_v2_quarter", "vgg_cifar_1"));
 
 }  // namespace
 }  // namespace skeleshare::lower::test
