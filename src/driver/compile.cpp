@@ -12,6 +12,7 @@
 #include "skeleshare/ir/printer.h"
 #include "skeleshare/lower/lower.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/summary.h"
 #include "skeleshare/rules/saturate.h"
 #include "skeleshare/support/diagnostics.h"
 
@@ -273,9 +274,17 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
   try {
     lower::LowerOptions lo;
     lo.simdWidth = device.simdWidth();
-    c.program = lower::lowerModule(*toLower, ctx, lo);
-    lower::Resources res = lower::programResources(*c.program);
-    c.estimatedCycles = lower::estimateCycles(*c.program).total;
+    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lo);
+    c.program = std::move(lowered.program);
+    c.programText = std::move(lowered.text);
+    lower::Resources res = lowered.resources;
+    c.estimatedCycles = lowered.cycles.total;
+    // the lowering's numbers (docs/lowering.md, "report.json")
+    j["lowered_dsps"] = res.dsps;
+    j["onchip_memory_bits"] = res.onChipBits;
+    j["estimated_cycles"] = c.estimatedCycles;
+    j["lowered_units"] = c.program->units.size();
+    j["lowered_calls"] = lowered.calls;
     vhdl::EmitOptions eo;
     eo.design = o.design;
     eo.templateDir = templateDir(o.dataDir);
@@ -292,7 +301,8 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
                        c.program->units.size(), c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
   } catch (const lower::LowerError& e) {
     c.status = Status::NotLowered;
-    c.message = std::string("the design cannot be lowered yet: ") + e.what();
+    c.message = std::string("the design cannot be lowered: ") + e.what();
+    j["lower_error"] = e.what();
   } catch (const vhdl::EmitError& e) {
     c.status = Status::NotLowered;
     c.message = std::string("the design cannot be emitted as VHDL: ") + e.what();

@@ -34,9 +34,10 @@ TEST(CliSim, StencilAsWrittenPassesAndWritesTheDesign) {
 }
 
 TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
-  // Self-attention: 400 DSPs give the 320-multiplier design, 100 a 80-multiplier one.
+  // Self-attention: 400 DSPs give the 320-multiplier design; 32 DSPs one shared instance
+  // of 32 multipliers called five times.
   std::vector<int64_t> multipliers;
-  for (const char* budget : {"400", "100"}) {
+  for (const char* budget : {"400", "32"}) {
     auto dir = scratchDir();
     auto r = runTool({"sim", bench("self_attention_small.dsl"), "--dsp-budget", budget, "--seed", "9", "--json", "-q", "-o",
                       (dir / "out").string()},
@@ -46,8 +47,31 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
     EXPECT_EQ(j["result"], "PASS");
     EXPECT_LE(j["dsp_multipliers"].get<int64_t>(), std::stoll(budget));
     multipliers.push_back(j["dsp_multipliers"].get<int64_t>());
+    auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+    EXPECT_EQ(report["lowered_dsps"], j["dsp_multipliers"]);  // a shared datapath is built once
+    if (std::string(budget) == "32") {
+      EXPECT_GT(report["lowered_calls"].get<int64_t>(), 1);
+    }
   }
   EXPECT_NE(multipliers[0], multipliers[1]);
+}
+
+TEST(CliCompile, WritesVhdlByDefault) {
+  auto dir = scratchDir();
+  auto r = runTool({"compile", bench("stencil4_small.dsl"), "-o", (dir / "out").string(), "--emit", "shir", "--check-eval",
+                    "-q"},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+  EXPECT_EQ(report["top"], "stencil4_small_top");
+  EXPECT_EQ(report["check_eval"], "equal");
+  EXPECT_EQ(report["check_lowered"], "equal");
+  EXPECT_EQ(report["hardware"]["dsp_multiplier_lanes"], report["lowered_dsps"]);
+  std::string files = readFile(dir / "out" / "vhdl" / "files.txt");
+  EXPECT_NE(files.find("stencil4_small_top.vhd"), std::string::npos) << files;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "design.shir"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "design.ir"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "out" / "vhdl" / "stencil4_small_quartus.tcl"));
 }
 
 TEST(CliSim, UsesGivenInputs) {

@@ -58,6 +58,7 @@ struct Compiled {
   std::optional<ir::Module> design;             // the outlined design (extraction only)
   std::string designText;                       // design.ir
   std::optional<lower::Program> program;        // the mid-level program
+  std::string programText;                      // its text form (design.shir)
   std::optional<vhdl::EmittedDesign> hardware;  // the VHDL
   int64_t predictedCycles = 0;                  // the cost model's (extraction or as written)
   int64_t estimatedCycles = 0;                  // the lowering's estimate
