@@ -440,28 +440,38 @@ def figure12(args, tool, limits, whole_vgg):
     return rows, plot(os.path.join(args.out, "fig12.png"), draw)
 
 
-def figure13(args, vgg_report):
-    """Fig. 13: predicted cycles of the best VGG design against solver time, from the
-    improvements of experiment 1's extraction (a step function ending at the run's end)."""
-    imps = (vgg_report or {}).get("improvements") or []
-    end = (vgg_report or {}).get("extraction_seconds")
-    rows = [{"seconds": i.get("seconds"), "effort": i.get("effort"), "predicted_cycles": i.get("predicted_cycles"),
-             "dsp_used": i.get("dsp_used"), "source": i.get("source")} for i in imps]
-    if rows and end is not None:
-        rows.append(dict(rows[-1], seconds=end, effort=vgg_report.get("effort_spent"), source="end of extraction"))
-    write_csv(os.path.join(args.out, "fig13.csv"), rows or [{"seconds": None, "predicted_cycles": None}])
+def figure13(args, reports):
+    """Fig. 13: predicted cycles of the best design against solver time, from the
+    improvements of an extraction (a step function ending when the extraction ends).
+    `reports`: (benchmark, report.json) pairs; the paper's figure is VGG (experiment 1),
+    TinyYolo (experiment 3) is drawn beside it when it ran."""
+    rows = []
+    for name, report in reports:
+        if not report:
+            continue
+        series = [{"benchmark": name, "seconds": i.get("seconds"), "effort": i.get("effort"),
+                   "predicted_cycles": i.get("predicted_cycles"), "dsp_used": i.get("dsp_used"),
+                   "source": i.get("source")} for i in report.get("improvements") or []]
+        if series and report.get("extraction_seconds") is not None:
+            series.append(dict(series[-1], seconds=report["extraction_seconds"], effort=report.get("effort_spent"),
+                               source="end of extraction"))
+        rows += series
     if not rows:
-        return rows, "no improvements in experiment 1's report"
+        return rows, "no improvements in experiment 1's or 3's report: no fig13.csv or PNG"
+    write_csv(os.path.join(args.out, "fig13.csv"), rows)
+    names = [n for n, _ in reports if any(x["benchmark"] == n for x in rows)]
 
     def draw(plt):
-        fig, ax = plt.subplots(figsize=(6, 3.8))
-        ax.step([x["seconds"] for x in rows], [x["predicted_cycles"] for x in rows], where="post", marker="o")
-        ax.set_xlabel("extraction time (s)")
-        ax.set_ylabel("predicted cycles of the best design")
-        ax.set_title("Fig. 13: VGG-CIFAR, best design over solver time")
-        ax.set_ylim(bottom=0)
-        if min(x["seconds"] for x in rows) > 0:
-            ax.set_xscale("log")  # improvements come early and the search runs long
+        fig, axes = plt.subplots(1, len(names), figsize=(5 * len(names), 3.8), squeeze=False)
+        for ax, name in zip(axes[0], names):
+            pts = [x for x in rows if x["benchmark"] == name]
+            ax.step([x["seconds"] for x in pts], [x["predicted_cycles"] for x in pts], where="post", marker="o")
+            ax.set_xlabel("extraction time (s)")
+            ax.set_ylabel("predicted cycles of the best design")
+            ax.set_title(f"{name}: best design over solver time")
+            ax.set_ylim(bottom=0)
+            if min(x["seconds"] for x in pts) > 0:
+                ax.set_xscale("log")  # improvements come early and the search runs long
         fig.tight_layout()
         return fig
     return rows, plot(os.path.join(args.out, "fig13.png"), draw)
@@ -571,7 +581,8 @@ def main():
     figures = {}
     if not args.no_figures:
         vgg = next((res["report"] for res in results if res["exp"]["id"] == "1"), None)
-        f13_rows, f13_note = figure13(args, vgg)
+        yolo = next((res["report"] for res in results if res["exp"]["id"] == "3"), None)
+        f13_rows, f13_note = figure13(args, [("VGG-CIFAR", vgg), ("TinyYolo v2", yolo)])
         figures["fig13"] = {"rows": f13_rows, "png_note": f13_note}
         f12_limits = solver_limits(fig12_effort, args.timeout)
         f12_rows, f12_note = figure12(args, tool, f12_limits, vgg if f12_limits == limits else None)

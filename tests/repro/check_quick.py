@@ -92,8 +92,12 @@ def main():
     check(int(fig12[-1]["enodes"]) == by_id["1"]["enodes"], "fig12.csv: 14 layers is the whole VGG of exp 1")
     with open(os.path.join(args.out, "fig13.csv")) as f:
         fig13 = list(csv.DictReader(f))
-    check(len(fig13) >= 1 and int(fig13[-1]["predicted_cycles"]) == by_id["1"]["predicted_cycles"],
-          "fig13.csv: ends at exp 1's design")
+    for bench, i in (("VGG-CIFAR", "1"), ("TinyYolo v2", "3")):
+        series = [x for x in fig13 if x["benchmark"] == bench]
+        check(len(series) >= 2 and int(series[-1]["predicted_cycles"]) == by_id[i]["predicted_cycles"],
+              f"fig13.csv: the {bench} series ends at exp {i}'s design")
+        cycles = [int(x["predicted_cycles"]) for x in series]
+        check(cycles == sorted(cycles, reverse=True), f"fig13.csv: {bench} improvements {cycles} do not improve")
     if failures:
         sys.exit("repro_quick failed:\n  " + "\n  ".join(failures))
     print(f"repro_quick: {len(rows)} experiments and both figures check out")
