@@ -303,6 +303,12 @@ def row_record(res, device_dsps):
     hw = hardware_columns(r) if r else {"lowered_dsps": None, "estimated_cycles": None,
                                        "onchip_memory_bits": None, "synth": None}
     sim = res.get("sim") or {}
+    # `sim` lowers the extracted design itself: its lowering's numbers fill the columns
+    # that this build's compile report lacks.
+    if hw["estimated_cycles"] is None:
+        hw["estimated_cycles"] = sim.get("estimated_cycles")
+    if hw["lowered_dsps"] is None:
+        hw["lowered_dsps"] = sim.get("dsp_multipliers")
     rec = {
         "id": exp["id"], "experiment": exp["name"], "program": exp["program"],
         "flags": exp["flags"], "command": res["cmd"], "note": res.get("note"),
@@ -384,6 +390,11 @@ def markdown(rows, meta):
         msg = x["message"] or ""
         if x["note"]:
             msg = f"{x['note']}; {msg}"
+        sim = x["simulation"] or {}
+        if sim.get("skipped"):
+            msg += f"; not simulated: {sim['skipped']}"
+        elif sim.get("result"):
+            msg += f"; GHDL simulation: {sim['result']}" + (" (outputs bit-exact)" if sim["result"] == "PASS" else "")
         out.append(f"- {x['id']}: {msg}")
     out += ["", "Prior work in the paper's table (not run here):", ""]
     for x in rows:
