@@ -55,6 +55,8 @@ def check_row(x, by_id):
     if i == "8" and "9" in by_id and by_id["9"]["dsp_used"]:
         quarter = by_id["9"]["dsp_used"] // 4
         check(x["dsp_budget"] == quarter, f"exp 8: budget {x['dsp_budget']}, want 1/4 of exp 9's = {quarter}")
+    if i == "6":
+        check(x["dsp_budget"] == 1024, f"exp 6: budget {x['dsp_budget']}, the paper's 1,024")
     if i == "15":
         check(x["dsp_budget"] == DEVICE_DSPS // 4, f"exp 15: budget {x['dsp_budget']}")
     if i == "17":
