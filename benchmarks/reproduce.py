@@ -132,6 +132,7 @@ class Tool:
         self.reused = 0
         top = subprocess.run([path, "--help"], capture_output=True, text=True).stdout
         self.has_sim = re.search(r"^\s+sim\s", top, re.M) is not None
+        self.has_lower = re.search(r"^\s+lower\s", top, re.M) is not None
         self.compile_help = subprocess.run([path, "compile", "--help"], capture_output=True, text=True).stdout
         self.sim_help = (subprocess.run([path, "sim", "--help"], capture_output=True, text=True).stdout
                          if self.has_sim else "")
@@ -185,6 +186,19 @@ class Tool:
         except (OSError, ValueError):
             pass
         return r.returncode, report, wall, r.stderr.strip(), cmd
+
+    def lower(self, design_ir, out_dir):
+        """`skeleshare lower` of an extracted design: DIR/lower.json as a dict (or why not)."""
+        if not self.has_lower:
+            return {"skipped": "this skeleshare has no `lower` command"}
+        r = subprocess.run([self.path, "lower", design_ir, "-o", out_dir], capture_output=True, text=True)
+        try:
+            with open(os.path.join(out_dir, "lower.json")) as f:
+                j = json.load(f)
+        except (OSError, ValueError):
+            return {"skipped": f"lower exited {r.returncode}: {r.stderr.strip()[:300]}"}
+        j["exit_code"] = r.returncode
+        return j
 
     def simulate(self, design_ir, out_dir, timeout):
         """`skeleshare sim` of an extracted design, lowered as written; a dict or None."""
@@ -274,7 +288,9 @@ def run_experiments(args, tool, exps, limits):
         out_dir = os.path.join(args.out, "runs", f"exp{int(exp['id']):02d}")
         rc, report, wall, stderr, cmd = tool.compile(exp["program"], out_dir, flags, limits)
         res = {"exp": exp, "rc": rc, "report": report, "wall": wall, "stderr": stderr, "cmd": cmd,
-               "note": note, "sim": None}
+               "note": note, "sim": None, "lowered": None}
+        if report and report.get("status") == "ok":
+            res["lowered"] = tool.lower(os.path.join(out_dir, "design.ir"), os.path.join(out_dir, "lowered"))
         if not args.skip_hw and report and report.get("status") == "ok":
             cycles = report.get("predicted_cycles") or 0
             if cycles > args.sim_max_cycles:
@@ -305,12 +321,13 @@ def row_record(res, device_dsps):
     hw = hardware_columns(r) if r else {"lowered_dsps": None, "estimated_cycles": None,
                                        "onchip_memory_bits": None, "synth": None}
     sim = res.get("sim") or {}
-    # `sim` lowers the extracted design itself: its lowering's numbers fill the columns
-    # that this build's compile report lacks.
-    if hw["estimated_cycles"] is None:
-        hw["estimated_cycles"] = sim.get("estimated_cycles")
-    if hw["lowered_dsps"] is None:
-        hw["lowered_dsps"] = sim.get("dsp_multipliers")
+    lowered = res.get("lowered") or {}
+    # `lower` and `sim` lower the extracted design themselves: their numbers fill the
+    # columns that this build's compile report lacks.
+    for key, sim_key in (("estimated_cycles", "estimated_cycles"), ("lowered_dsps", "dsp_multipliers"),
+                         ("onchip_memory_bits", None)):
+        if hw[key] is None:
+            hw[key] = lowered.get(key) if lowered.get(key) is not None else sim.get(sim_key)
     rec = {
         "id": exp["id"], "experiment": exp["name"], "program": exp["program"],
         "flags": exp["flags"], "command": res["cmd"], "note": res.get("note"),
@@ -336,6 +353,7 @@ def row_record(res, device_dsps):
         "synth_dsp": hw["synth"]["dsp"] if hw["synth"] else None,
         "simulated_cycles": sim.get("simulated_cycles") if sim.get("result") == "PASS" else None,
         "simulation": sim or None,
+        "lowering": lowered or None,
         "paper": PAPER[exp["id"]],
     }
     paper_design = PAPER[exp["id"]]["outcome"] == "design"
@@ -392,6 +410,9 @@ def markdown(rows, meta):
         msg = x["message"] or ""
         if x["note"]:
             msg = f"{x['note']}; {msg}"
+        low = x["lowering"] or {}
+        if low.get("skipped"):
+            msg += f"; not lowered: {low['skipped']}"
         sim = x["simulation"] or {}
         if sim.get("skipped"):
             msg += f"; not simulated: {sim['skipped']}"
