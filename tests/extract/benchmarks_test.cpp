@@ -182,4 +182,34 @@ TEST(VggAblations, NoDesignFitsAndTheMessageNamesTheLimit) {
   }
 }
 
+/// The paper's experiments 8-9: the stencil at a quarter of the DSPs of its unshared design
+/// shares one 1D-convolution unit among its four stages (two through R-TRANSPOSE-CONV1D-H,
+/// two through R-CONV1D-W-AS-H), proven optimal, and evaluates like the source.
+TEST(Stencil, QuarterOfTheUnsharedDesignSharesOneUnitAmongAllStages) {
+  ProblemOptions noSharing;
+  noSharing.sharing = false;
+  auto unshared = load("stencil4", true, {}, noSharing);
+  ASSERT_TRUE(unshared);
+  ExtractResult base = extractDesign(*unshared->problem, effortOptions(1518, 1));
+  ASSERT_EQ(base.status, Status::Ok) << base.message;
+  const int64_t quarter = base.evaluation.dsps() / 4;
+
+  auto l = load("stencil4", true);
+  ASSERT_TRUE(l);
+  ExtractResult r = extractDesign(*l->problem, effortOptions(quarter, 1));
+  ASSERT_EQ(r.status, Status::Ok) << r.message;
+  EXPECT_TRUE(r.optimal);
+  EXPECT_LE(r.evaluation.dsps(), quarter);
+  OutlinedDesign d = outline(*l->problem, r.selection, r.evaluation, l->source);
+  ASSERT_EQ(d.units.size(), 1u);
+  EXPECT_EQ(d.units[0].uses, 4);
+  // Sharing costs COMMUNICATION_COST per call: slower than the unshared design, not by much.
+  EXPECT_GT(r.evaluation.time(), base.evaluation.time());
+  EXPECT_LT(r.evaluation.time(), base.evaluation.time() * 5 / 4);
+  auto inputs = ir::randomInputs(l->source, 5);
+  auto want = ir::evaluateModule(l->source, l->ctx, inputs);
+  auto got = ir::evaluateModule(d.module, l->ctx, inputs);
+  for (const auto& [name, t] : want) EXPECT_TRUE(got.at(name) == t) << name;
+}
+
 }  // namespace

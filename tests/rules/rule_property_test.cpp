@@ -170,6 +170,12 @@ std::map<std::string, Generator> generators() {
     auto a = g.scalar(), b = g.scalar();
     return Case{g.mm(h, w, k, a, b), {g.mm(1, 1, tk, a, b)}};
   };
+  m["R-CONV1D-W-AS-H"] = [](Gen& g) {
+    int64_t k = g.pick(1, 3), h = g.pick(1, 5), w = g.pick(k, 6);
+    auto a = g.scalar(), b = g.scalar();
+    auto& ctx = g.ctx();
+    return Case{ctx.op(Op::Conv1DW, {g.in({h, w}, a), g.in({k}, b), ir::cMvF(ctx, w - k + 1, k, a, b)}), {}};
+  };
   m["R-TRANSPOSE-CONV1D-H"] = [](Gen& g) {
     int64_t k = g.pick(1, 3), h = g.pick(k, 6), w = g.pick(1, 5);
     auto a = g.scalar(), b = g.scalar();
