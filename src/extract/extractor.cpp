@@ -444,6 +444,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   };
   auto finish = [&](const std::string& message) {
     r.message = message;
+    if (r.lowerBound >= kCostCap) r.lowerBound = 0;  // no part: no design to bound
     r.seconds = elapsed();
     r.effortSpent = spent();
     say(message);
