@@ -1,0 +1,203 @@
+#!/usr/bin/python3
+"""Synthesise a `skeleshare compile` output with GHDL and yosys and report its resources.
+
+    benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
+
+DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
+in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsps").
+
+1. `ghdl synth --std=08 --out=verilog FILES... -e TOP` (GHDL 2.0 has no yosys plugin here,
+   so the netlist goes to yosys as Verilog): DIR/synth/TOP.v.
+2. `yosys -p "read_verilog TOP.v; synth_intel_alm -family cyclone10gx -top TOP; stat -json"`
+   (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
+3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
+   percentages of the device named in report.json (rules/devices/<device>.json).
+
+What is counted (yosys does not pack ALMs, so logic is an estimate from its cells):
+  luts       every MISTRAL_ALUT* cell (ALUT2..ALUT6 and ALUT_ARITH, the carry-chain half-ALMs)
+  ffs        MISTRAL_FF cells
+  alms       ALUT6 + ceil(other LUTs / 2), at least ceil(ffs / 4): an ALM holds one 6-input or
+             two smaller LUTs and four registers, so this is the perfectly packed estimate
+  mlabs      MISTRAL_MLAB cells (LUT-RAM bits in ALMs, listed, not added to alms)
+  m20k       MISTRAL_M20K cells
+  dsp_mults  MISTRAL_MUL27X27 / MUL18X18 / MUL9X9 cells by kind
+  dsps       DSP blocks: one per 27x27, one per two 18x18 or 9x9 (an Arria 10 block is
+             one 27x27 or two 18x19 multipliers; 9x9 has no mode of its own there)
+Exit 0 on success, 1 on bad input or a tool failure (with the tool's last lines).
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAMILY = "cyclone10gx"
+
+
+class SynthError(Exception):
+    pass
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise SynthError(f"{path}: cannot read: {e}")
+
+
+def write_json_atomically(path, data):
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".report.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def run_tool(name, argv, cwd, stdout_path, log_path, timeout):
+    """Runs a tool, stdout to stdout_path, stderr to log_path; returns wall seconds."""
+    start = time.monotonic()
+    try:
+        with open(stdout_path, "w") as out, open(log_path, "w") as err:
+            rc = subprocess.run(argv, cwd=cwd, stdout=out, stderr=err, timeout=timeout or None).returncode
+    except FileNotFoundError:
+        raise SynthError(f"{name}: not found ({argv[0]}); install the Debian package")
+    except subprocess.TimeoutExpired:
+        raise SynthError(f"{name}: stopped after the {timeout:g} s limit ({time.monotonic() - start:.0f} s); "
+                         f"log: {log_path}")
+    seconds = time.monotonic() - start
+    if rc != 0:
+        tail = []
+        for p in (log_path, stdout_path):
+            with open(p, errors="replace") as f:
+                tail += f.read().splitlines()[-15:]
+        raise SynthError(f"{name} failed (exit {rc}) after {seconds:.1f} s; last lines:\n  " + "\n  ".join(tail))
+    return seconds
+
+
+def count_cells(cells):
+    """Resource figures from yosys `stat -json` cell counts (see the module docstring)."""
+    luts = {k: v for k, v in cells.items() if k.startswith("MISTRAL_ALUT")}
+    lut6 = luts.get("MISTRAL_ALUT6", 0)
+    small = sum(luts.values()) - lut6
+    ffs = cells.get("MISTRAL_FF", 0)
+    mults = {k: v for k, v in cells.items() if k.startswith("MISTRAL_MUL")}
+    dsps = (mults.get("MISTRAL_MUL27X27", 0) + math.ceil(mults.get("MISTRAL_MUL18X18", 0) / 2)
+            + math.ceil(mults.get("MISTRAL_MUL9X9", 0) / 2))
+    return {
+        "luts": sum(luts.values()),
+        "luts_by_kind": dict(sorted(luts.items())),
+        "ffs": ffs,
+        "alms": max(lut6 + math.ceil(small / 2), math.ceil(ffs / 4)),
+        "mlabs": cells.get("MISTRAL_MLAB", 0),
+        "m20k": cells.get("MISTRAL_M20K", 0),
+        "dsp_mults": dict(sorted(mults.items())),
+        "dsps": dsps,
+    }
+
+
+def device_for(report, device_arg):
+    path = device_arg or os.path.join(REPO, "rules", "devices", report.get("device", "arria10_gx1150") + ".json")
+    dev = load_json(path)
+    for key in ("alms", "m20k_blocks", "dsp_blocks"):
+        if not isinstance(dev.get(key), int) or dev[key] <= 0:
+            raise SynthError(f"{path}: no positive '{key}'")
+    return dev
+
+
+def dsp_agreement(synth, report):
+    """Compares yosys' multipliers with the compiler's DSP count; returns a sentence."""
+    compiler = report.get("lowered_dsps", report.get("dsp_used"))
+    if compiler is None:
+        return "report.json has no dsp_used / lowered_dsps to compare with"
+    mults = sum(synth["dsp_mults"].values())
+    if synth["dsps"] == compiler:
+        return f"agree: {synth['dsps']} DSP blocks = compiler's {compiler}"
+    return (f"differ: yosys {synth['dsps']} DSP blocks ({mults} multipliers: "
+            f"{', '.join(f'{v} {k[8:]}' for k, v in synth['dsp_mults'].items()) or 'none'}) vs compiler's {compiler}"
+            " (see docs/hardware.md, 'Synthesis and resources')")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir", help="output directory of `skeleshare compile`")
+    ap.add_argument("--device", help="device .json (default: rules/devices/<report.json device>.json)")
+    ap.add_argument("--ghdl", default="ghdl")
+    ap.add_argument("--yosys", default="yosys")
+    ap.add_argument("--ghdl-only", action="store_true", help="stop after `ghdl synth` (Verilog written, no yosys)")
+    ap.add_argument("--ghdl-timeout", type=float, default=0, help="seconds; 0 = none")
+    ap.add_argument("--yosys-timeout", type=float, default=0, help="seconds; 0 = none")
+    args = ap.parse_args()
+
+    d = os.path.abspath(args.dir)
+    report_path = os.path.join(d, "report.json")
+    report = load_json(report_path)
+    top = report.get("top")
+    if not isinstance(top, str) or not top:
+        raise SynthError(f"{report_path}: no \"top\" (was it written by `skeleshare compile` with VHDL?)")
+    files_txt = os.path.join(d, "vhdl", "files.txt")
+    try:
+        with open(files_txt) as f:
+            files = [os.path.join(d, "vhdl", line.strip()) for line in f if line.strip()]
+    except OSError as e:
+        raise SynthError(f"{files_txt}: cannot read: {e}")
+    if not files:
+        raise SynthError(f"{files_txt}: lists no files")
+    for p in files:
+        if not os.path.isfile(p):
+            raise SynthError(f"{files_txt}: {os.path.basename(p)} does not exist")
+    dev = device_for(report, args.device)
+
+    work = os.path.join(d, "synth")
+    os.makedirs(work, exist_ok=True)
+    verilog = os.path.join(work, top + ".v")
+    ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *files, "-e", top], work, verilog,
+                      os.path.join(work, "ghdl.log"), args.ghdl_timeout)
+    synth = {"tool": "ghdl synth --std=08 --out=verilog", "ghdl_seconds": round(ghdl_s, 1),
+             "verilog_bytes": os.path.getsize(verilog)}
+    print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog", flush=True)
+
+    if not args.ghdl_only:
+        stat_json = os.path.join(work, "stat.json")
+        script = (f"read_verilog {top}.v; synth_intel_alm -family {FAMILY} -top {top}; "
+                  f"tee -q -o stat.json stat -json")
+        yosys_s = run_tool("yosys", [args.yosys, "-q", "-l", "yosys.log", "-p", script], work,
+                           os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout)
+        stat = load_json(stat_json)
+        module = stat.get("modules", {}).get("\\" + top) or stat.get("design")
+        if not module or "num_cells_by_type" not in module:
+            raise SynthError(f"{stat_json}: no cell statistics for {top}")
+        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY}",
+                      "yosys_seconds": round(yosys_s, 1), "cells": module["num_cells_by_type"]})
+        synth.update(count_cells(module["num_cells_by_type"]))
+        synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
+                            "m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
+                            "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
+        synth["device"] = dev.get("name", "")
+        synth["dsp_agreement"] = dsp_agreement(synth, report)
+        p = synth["percent"]
+        print(f"yosys: {yosys_s:.1f} s; {dev.get('name', 'device')}: ALMs ~{synth['alms']} ({p['alms']}%) "
+              f"[{synth['luts']} LUTs, {synth['ffs']} FFs, {synth['mlabs']} MLABs], M20K {synth['m20k']} ({p['m20k']}%), "
+              f"DSP {synth['dsps']} ({p['dsps']}%)")
+        print(f"DSPs {synth['dsp_agreement']}")
+
+    report["synth"] = synth
+    write_json_atomically(report_path, report)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except SynthError as e:
+        print(f"synth.py: error: {e}", file=sys.stderr)
+        sys.exit(1)

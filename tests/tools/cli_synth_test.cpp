@@ -1,0 +1,65 @@
+// benchmarks/synth.py on a compiled design: `ghdl synth` must accept what `compile` emits.
+// yosys is not run here: on today's templates it needs many minutes even for the small
+// stencil (docs/hardware.md, "Synthesis and resources"), so the resource figures are a
+// benchmark, not a test.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tool_runner.h"
+
+namespace skeleshare::testing {
+namespace {
+
+std::string synthScript() { return sourcePath("benchmarks/synth.py").string(); }
+
+std::filesystem::path compileSmallStencil(const std::filesystem::path& dir) {
+  auto out = dir / "out";
+  auto r = runTool({"compile", sourcePath("benchmarks/small/stencil4_small.dsl").string(), "-o", out.string(), "-q"}, dir);
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  return out;
+}
+
+TEST(CliSynth, GhdlSynthesisesTheSmallStencil) {
+  auto dir = scratchDir();
+  auto out = compileSmallStencil(dir);
+  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " --ghdl-only", dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ghdl synth:"), std::string::npos) << r.out;
+  auto report = nlohmann::json::parse(readFile(out / "report.json"));
+  EXPECT_EQ(report["top"], "stencil4_small_top");  // the rest of the report is kept
+  ASSERT_TRUE(report.contains("synth"));
+  EXPECT_GT(report["synth"]["verilog_bytes"].get<int64_t>(), 0);
+  std::string verilog = readFile(out / "synth" / "stencil4_small_top.v");
+  EXPECT_NE(verilog.find("module stencil4_small_top"), std::string::npos);
+}
+
+TEST(CliSynth, ToolFailureIsAnErrorWithTheToolsLastLines) {
+  auto dir = scratchDir();
+  auto out = compileSmallStencil(dir);
+  std::string before = readFile(out / "report.json");
+  // a VHDL file that does not analyse: GHDL's own message must reach the user
+  {
+    std::ofstream bad(out / "vhdl" / "ss_pkg.vhd", std::ios::app);
+    bad << "\nthis is not vhdl;\n";
+  }
+  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " --ghdl-only", dir);
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("ghdl synth failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ss_pkg.vhd"), std::string::npos) << r.err;
+  EXPECT_EQ(readFile(out / "report.json"), before);  // nothing half-written
+}
+
+TEST(CliSynth, MissingTopIsAnError) {
+  auto dir = scratchDir();
+  auto out = dir / "empty";
+  std::filesystem::create_directories(out);
+  { std::ofstream(out / "report.json") << "{\"status\": \"ok\"}\n"; }
+  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()), dir);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("no \"top\""), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace skeleshare::testing
