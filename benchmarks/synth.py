@@ -63,8 +63,18 @@ def write_json_atomically(path, data):
         raise
 
 
-def run_tool(name, argv, cwd, stdout_path, log_path, timeout):
-    """Runs a tool, stdout to stdout_path, stderr to log_path; returns wall seconds."""
+def last_lines(paths, n):
+    lines = []
+    for p in paths:
+        if os.path.isfile(p):
+            with open(p, errors="replace") as f:
+                lines += f.read().splitlines()[-n:]
+    return "\n  ".join(lines)
+
+
+def run_tool(name, argv, cwd, stdout_path, log_path, timeout, progress_log=None):
+    """Runs a tool, stdout to stdout_path, stderr to log_path; returns wall seconds.
+    progress_log is the tool's own log, whose end says how far a stopped run got."""
     start = time.monotonic()
     try:
         with open(stdout_path, "w") as out, open(log_path, "w") as err:
@@ -72,15 +82,12 @@ def run_tool(name, argv, cwd, stdout_path, log_path, timeout):
     except FileNotFoundError:
         raise SynthError(f"{name}: not found ({argv[0]}); install the Debian package")
     except subprocess.TimeoutExpired:
-        raise SynthError(f"{name}: stopped after the {timeout:g} s limit ({time.monotonic() - start:.0f} s); "
-                         f"log: {log_path}")
+        raise SynthError(f"{name}: stopped at the {timeout:g} s limit; it had got to:\n  "
+                         + last_lines([progress_log or log_path], 5))
     seconds = time.monotonic() - start
     if rc != 0:
-        tail = []
-        for p in (log_path, stdout_path):
-            with open(p, errors="replace") as f:
-                tail += f.read().splitlines()[-15:]
-        raise SynthError(f"{name} failed (exit {rc}) after {seconds:.1f} s; last lines:\n  " + "\n  ".join(tail))
+        raise SynthError(f"{name} failed (exit {rc}) after {seconds:.1f} s; last lines:\n  "
+                         + last_lines([log_path, stdout_path], 15))
     return seconds
 
 
@@ -116,9 +123,10 @@ def device_for(report, device_arg):
 
 def dsp_agreement(synth, report):
     """Compares yosys' multipliers with the compiler's DSP count; returns a sentence."""
-    compiler = report.get("lowered_dsps", report.get("dsp_used"))
+    # the lowered design's DSP multipliers (what the VHDL instantiates), else extraction's
+    compiler = report.get("hardware", {}).get("dsps", report.get("lowered_dsps", report.get("dsp_used")))
     if compiler is None:
-        return "report.json has no dsp_used / lowered_dsps to compare with"
+        return "report.json has no hardware.dsps / lowered_dsps / dsp_used to compare with"
     mults = sum(synth["dsp_mults"].values())
     if synth["dsps"] == compiler:
         return f"agree: {synth['dsps']} DSP blocks = compiler's {compiler}"
@@ -171,7 +179,8 @@ def main():
         script = (f"read_verilog {top}.v; synth_intel_alm -family {FAMILY} -top {top}; "
                   f"tee -q -o stat.json stat -json")
         yosys_s = run_tool("yosys", [args.yosys, "-q", "-l", "yosys.log", "-p", script], work,
-                           os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout)
+                           os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout,
+                           progress_log=os.path.join(work, "yosys.log"))
         stat = load_json(stat_json)
         module = stat.get("modules", {}).get("\\" + top) or stat.get("design")
         if not module or "num_cells_by_type" not in module:
