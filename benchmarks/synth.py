@@ -2,6 +2,7 @@
 """Synthesise a `skeleshare compile` output with GHDL and yosys and report its resources.
 
     benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
+                            [--entity NAME [-g GENERIC=VALUE]...]
 
 DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
 in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsps").
@@ -12,6 +13,8 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
 3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
    percentages of the device named in report.json (rules/devices/<device>.json).
+   --entity synthesises one entity of the design instead of the top (a unit, or a template
+   with -g generics) and writes DIR/synth/<entity>/ and report.json["synth_entity"].
 
 What is counted (yosys does not pack ALMs, so logic is an estimate from its cells):
   luts       every MISTRAL_ALUT* cell (ALUT2..ALUT6 and ALUT_ARITH, the carry-chain half-ALMs)
@@ -144,6 +147,9 @@ def main():
     ap.add_argument("--ghdl-only", action="store_true", help="stop after `ghdl synth` (Verilog written, no yosys)")
     ap.add_argument("--ghdl-timeout", type=float, default=0, help="seconds; 0 = none")
     ap.add_argument("--yosys-timeout", type=float, default=0, help="seconds; 0 = none")
+    ap.add_argument("--entity", help="synthesise this entity instead of report.json's top")
+    ap.add_argument("-g", dest="generics", action="append", default=[], metavar="NAME=VALUE",
+                    help="a top-level generic for --entity (repeatable)")
     args = ap.parse_args()
 
     d = os.path.abspath(args.dir)
@@ -164,14 +170,19 @@ def main():
         if not os.path.isfile(p):
             raise SynthError(f"{files_txt}: {os.path.basename(p)} does not exist")
     dev = device_for(report, args.device)
-
+    if args.generics and not args.entity:
+        raise SynthError("-g needs --entity (the design's top has no generics)")
+    key = "synth"
     work = os.path.join(d, "synth")
+    if args.entity:
+        top, key, work = args.entity, "synth_entity", os.path.join(work, args.entity)
     os.makedirs(work, exist_ok=True)
     verilog = os.path.join(work, top + ".v")
-    ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *files, "-e", top], work, verilog,
+    ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *(f"-g{g}" for g in args.generics),
+                                    *files, "-e", top], work, verilog,
                       os.path.join(work, "ghdl.log"), args.ghdl_timeout)
-    synth = {"tool": "ghdl synth --std=08 --out=verilog", "ghdl_seconds": round(ghdl_s, 1),
-             "verilog_bytes": os.path.getsize(verilog)}
+    synth = {"entity": top, "generics": args.generics, "tool": "ghdl synth --std=08 --out=verilog",
+             "ghdl_seconds": round(ghdl_s, 1), "verilog_bytes": os.path.getsize(verilog)}
     print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog", flush=True)
 
     if not args.ghdl_only:
@@ -192,14 +203,15 @@ def main():
                             "m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
                             "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
         synth["device"] = dev.get("name", "")
-        synth["dsp_agreement"] = dsp_agreement(synth, report)
+        synth["dsp_agreement"] = (dsp_agreement(synth, report) if not args.entity
+                                  else "not compared (one entity, not the design)")
         p = synth["percent"]
         print(f"yosys: {yosys_s:.1f} s; {dev.get('name', 'device')}: ALMs ~{synth['alms']} ({p['alms']}%) "
               f"[{synth['luts']} LUTs, {synth['ffs']} FFs, {synth['mlabs']} MLABs], M20K {synth['m20k']} ({p['m20k']}%), "
               f"DSP {synth['dsps']} ({p['dsps']}%)")
         print(f"DSPs {synth['dsp_agreement']}")
 
-    report["synth"] = synth
+    report[key] = synth
     write_json_atomically(report_path, report)
     return 0
 
