@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "compile_flags.h"
 #include "output_files.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
@@ -124,32 +125,7 @@ Command addCompileCommand(CLI::App& root) {
       "DIR/report.json");
   app->add_option("file", o->file, "the .dsl (or .ir) program")->required();
   app->add_option("-o,--output", o->outDir, "output directory")->required();
-  app->add_option("--device", o->compile.device, "device name in rules/devices/ or a .json file (default arria10_gx1150)");
-  app->add_option("--dsp-budget", o->compile.dspBudget, "DSP blocks available (default: the device's)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--dsp-fraction", o->compile.dspFraction, "fraction of the device's DSP blocks")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--max-conv-units", o->compile.maxConvUnits, "hardware convolution units allowed (default 1)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--disable", o->compile.disabled, "disable a rule group (repeatable), e.g. padding, tiling");
-  app->add_flag("--no-sharing", o->compile.noSharing, "share nothing: every use is a copy");
-  app->add_flag("--single-abstraction", o->compile.singleAbstraction,
-                "share a unit only among skeletons of its own family (conv, mv, mm, conv1d)");
-  app->add_option("--effort", o->compile.effort,
-                  fmt::format("extraction work limit: greedy steps + Z3 resource units, deterministic; 0 = unlimited "
-                              "(default {})",
-                              extract::kDefaultEffort));
-  app->add_option("--timeout", o->compile.timeout,
-                  "extraction wall-clock safety limit in seconds; 0 = none (default; output then depends only on "
-                  "the input and flags)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--saturation-seconds", o->compile.saturationSeconds, "saturation time limit (default 60)")
-      ->check(CLI::PositiveNumber);
-  app->add_option("--max-nodes", o->compile.maxNodes, "saturation e-node limit (default 500000)");
-  app->add_option("--rules", o->compile.rulesDir, "rule directory (default: the installed rules/)");
-  app->add_flag("--no-greedy", o->compile.noGreedy, "do not seed the solver with the greedy design");
-  app->add_flag("--as-written", o->compile.asWritten,
-                "lower the program as written: no saturation or extraction (its parallelism as given)");
+  addCompileFlags(*app, o->compile);
   app->add_flag("--check-eval", o->checkEval,
                 "evaluate the source, the design and the lowered program on random inputs and compare (exit 4 if "
                 "they differ)");

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "compile_flags.h"
 #include "output_files.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
@@ -160,26 +161,7 @@ Command addSimCommand(CLI::App& root) {
       ->check(CLI::Range(0, 95));
   app->add_option("--max-cycles", o->maxCycles, "fail when the design is not done after this many cycles")
       ->check(CLI::PositiveNumber);
-  app->add_flag("--as-written", o->compile.asWritten,
-                "lower the program as written: no saturation or extraction (its parallelism as given)");
-  app->add_option("--device", o->compile.device, "device name in rules/devices/ or a .json file");
-  app->add_option("--dsp-budget", o->compile.dspBudget, "DSP blocks available (default: the device's)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--dsp-fraction", o->compile.dspFraction, "fraction of the device's DSP blocks")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--max-conv-units", o->compile.maxConvUnits, "hardware convolution units allowed (default 1)")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--disable", o->compile.disabled, "disable a rule group (repeatable)");
-  app->add_flag("--no-sharing", o->compile.noSharing, "share nothing: every use is a copy");
-  app->add_flag("--single-abstraction", o->compile.singleAbstraction, "share a unit only within its skeleton family");
-  app->add_option("--effort", o->compile.effort, "extraction work limit (deterministic); 0 = unlimited");
-  app->add_option("--timeout", o->compile.timeout, "extraction wall-clock limit in seconds; 0 = none")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("--saturation-seconds", o->compile.saturationSeconds, "saturation time limit (default 60)")
-      ->check(CLI::PositiveNumber);
-  app->add_option("--max-nodes", o->compile.maxNodes, "saturation e-node limit (default 500000)");
-  app->add_option("--rules", o->compile.rulesDir, "rule directory (default: the installed rules/)");
-  app->add_flag("--no-greedy", o->compile.noGreedy, "do not seed the solver with the greedy design");
+  addCompileFlags(*app, o->compile);
   app->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
   return {app, [o] { return runSim(*o); }};
 }
