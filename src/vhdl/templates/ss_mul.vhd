@@ -27,7 +27,18 @@ architecture rtl of ss_mul is
   type products_t is array (0 to LANES - 1) of signed(A_BITS + B_BITS - 1 downto 0);
   signal out_valid : std_logic := '0';
   signal take      : std_logic;
+  -- Intel's multiplier style for the whole vector of products.
+  function mult_style(dsp_blocks : boolean) return string is
+  begin
+    if dsp_blocks then
+      return "dsp";
+    end if;
+    return "logic";
+  end function;
+
   signal product   : products_t;
+  attribute multstyle : string;
+  attribute multstyle of product : signal is mult_style(DSP);
 begin
   take    <= a_valid and b_valid and (o_ready or not out_valid);
   a_ready <= take;
@@ -36,32 +47,12 @@ begin
 
   -- The products, one multiplier per lane (one process for all lanes: per-lane
   -- processes would each be sensitive to the whole operand vectors).
-  dsp_g : if DSP generate
-    signal p : products_t;
-    attribute multstyle : string;
-    attribute multstyle of p : signal is "dsp";
+  process (all)
   begin
-    process (all)
-    begin
-      for k in 0 to LANES - 1 loop
-        p(k) <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
-      end loop;
-    end process;
-    product <= p;
-  end generate;
-  logic_g : if not DSP generate
-    signal p : products_t;
-    attribute multstyle : string;
-    attribute multstyle of p : signal is "logic";
-  begin
-    process (all)
-    begin
-      for k in 0 to LANES - 1 loop
-        p(k) <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
-      end loop;
-    end process;
-    product <= p;
-  end generate;
+    for k in 0 to LANES - 1 loop
+      product(k) <= lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS);
+    end loop;
+  end process;
 
   process (clk)
   begin
