@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(Lower, Design,
                          ::testing::Values("stencil4_small_1518", "stencil4_small_64", "stencil4_small_32",
                                            "self_attention_small_1518", "self_attention_small_128",
                                            "self_attention_small_32", "vgg_cifar_small_1518", "vgg_cifar_small_256",
-                                           "vgg_cifar_small_128", "tinyyolo_v2_small_1518", "tinyyolo_v2_small_1024",
+                                           "vgg_cifar_small_128", "vgg_cifar_small_256_pad_of_pad", "tinyyolo_v2_small_1518", "tinyyolo_v2_small_1024",
                                            "tinyyolo_v2_small_512"));
 
 }  // namespace
