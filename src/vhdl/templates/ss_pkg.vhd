@@ -24,6 +24,15 @@ package ss_pkg is
   -- a when c else b, for constants (VHDL-2008 has no conditional expressions there).
   function choose(c : boolean; a, b : integer) return integer;
 
+  -- v shifted towards bit 0 (shift_down) or away from it (shift_up) by amount*UNIT bits,
+  -- amount < 2**ABITS, as ABITS stages of constant shifts (a logarithmic barrel shifter
+  -- of UNIT-bit steps: numeric_std's shifts by a variable count become a multiplexer
+  -- per output bit over every input bit in GHDL's synthesis).
+  function shift_down(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
+  function shift_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
+  -- The bits to count 0 .. n.
+  function bits_for(n : natural) return positive;
+
   -- Lane k of a packed vector of BITS-bit lanes.
   function lane(v : std_logic_vector; k : natural; bits : positive) return signed;
   -- The affine address generator (docs/lowering.md, "The affine address generator";
@@ -32,53 +41,48 @@ package ss_pkg is
   --   digit d    floor(value_{D_GROUP(d)} / D_DIV(d)), reduced modulo D_MOD(d) unless 0
   --   coord s    C_OFFSET(s) + sum_d C_COEF(s*ND+d) * digit(d), in [0, SPACE(s))
   --   address    the row-major offset of the coords
-  --   mask m     M_OFFSET(m) + sum_d M_COEF(m*ND+d) * digit(d) outside [M_LO(m), M_HI(m))
-  --              masks the element; the first such mask gives the fill
-  -- Coefficients, divisors and radices are generics, so synthesis specialises the
-  -- arithmetic to constant multiplications (and divisions only for flattened windows).
-  procedure affine_access(
-    ctr : in integer_vector; NC, NG, ND, NS : in positive; NM : in natural;
-    G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF : in integer_vector;
-    M_OFFSET, M_COEF, M_LO, M_HI, M_FILL : in integer_vector;
-    addr : out natural; masked : out boolean; fill : out integer);
-
-  -- The same generator split for runs (ss_read, ss_write): the digits, the row-major
-  -- address of the coords before masking (`raw`, meaningful only when no mask fails) and
-  -- every mask's value (mval(m) = M_OFFSET(m) + sum_d M_COEF(m*ND+d) * digit(d)).
+  --   mask m     mval(m) = M_OFFSET(m) + sum_d M_COEF(m*ND+d) * digit(d) outside
+  --              [M_LO(m), M_HI(m)) masks the element; the first such mask gives the fill
+  -- affine_values gives the digits, the address before masking (`raw`, meaningful only
+  -- when no mask fails) and every mask's value. Coefficients, divisors and radices are
+  -- generics, so synthesis specialises the arithmetic to constant multiplications (and
+  -- divisions only for flattened windows). ss_agen evaluates it once per cycle.
   procedure affine_values(
     ctr : in integer_vector; NC, NG, ND, NS : in positive; NM : in natural;
     G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF : in integer_vector;
     digit : out integer_vector; raw : out integer; mval : out integer_vector);
 
-  -- Runs (docs/hardware.md, "Runs"): the elements of a run differ only in the innermost
-  -- counter k = NC - 1. Stepping it by one changes group g's value by G_COEF(g*NC + k);
-  -- a digit with D_DIV = 1 (the lowest digit of its group) then steps by that much, and a
-  -- digit with a larger divisor stays fixed as long as the lowest digit of its group does
-  -- not leave [0, D_MOD) (the divisor is a multiple of that radix). These functions of the
-  -- generics are evaluated at elaboration, so all of it is constants in hardware.
-  function digit_step(d : natural; NC : positive; G_COEF, D_GROUP, D_DIV : integer_vector) return integer;
-  -- Whether every digit the innermost counter moves is a lowest digit or is held fixed
-  -- by a lowest digit of its group as above (if not, reads and writes take one element
-  -- per cycle).
-  function runs_ok(NC, ND : positive; G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return boolean;
-  -- The row-major address step per element of a run.
-  function addr_step(NC, ND, NS : positive; G_COEF, D_GROUP, D_DIV, SPACE, C_COEF : integer_vector) return integer;
-  -- The step per element of mask m's value.
-  function mask_step(m : natural; NC, ND : positive; G_COEF, D_GROUP, D_DIV, M_COEF : integer_vector) return integer;
-
-  -- A range test of an affine value over a run, v0 + e*step in [lo, hi), rewritten as
-  -- lo_t <= e*|step| < hi_t with both bounds clamped to [-1, tmax + 1] (tmax the largest
-  -- e*|step| tested): one subtraction per bound per cycle, then per element a compare of
-  -- small numbers against constants.
-  procedure run_window(v0, lo, hi, step : in integer; tmax : in natural;
-                       lo_t, hi_t : out integer);
-
-  -- The next counter tuple in row-major order; `last` when ctr was the final one (ctr
-  -- then wraps to all zeros).
-  procedure advance(ctr : inout integer_vector; EXTENTS : in integer_vector; last : out boolean);
-  -- The counters after a run of n elements (the innermost counter stays below its extent
-  -- within a run, so only its wrap carries into the outer counters).
-  procedure advance_run(ctr : inout integer_vector; EXTENTS : in integer_vector; n : in natural; last : out boolean);
+  -- Runs (ss_agen; docs/hardware.md, "Runs"). Stepping counter j by one changes group
+  -- g's value by G_COEF(g*NC + j); a digit with D_DIV = 1 (the lowest digit of its group)
+  -- then steps by that much, and a digit with a larger divisor stays fixed as long as the
+  -- lowest digit of its group stays within [0, D_MOD) (the divisor is a multiple of that
+  -- radix). All of these are functions of the generics, evaluated at elaboration.
+  function counter_digit_step(d, j, NC : natural; G_COEF, D_GROUP, D_DIV : integer_vector) return integer;
+  -- Counter j moves only lowest digits and digits held fixed by one (as above).
+  function counter_moves_ok(j, NC, ND : natural; G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return boolean;
+  -- How many innermost counters a run may span: 0 when the innermost counter itself
+  -- moves a digit nothing holds fixed (then every run is one element), else the levels
+  -- L such that counters NC-L .. NC-1 all pass counter_moves_ok, adding a level only
+  -- while the levels inside it hold fewer than PER_CYCLE elements.
+  function run_levels(NC, ND, PER_CYCLE : positive; EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return natural;
+  -- Elements a cycle may move: PER_CYCLE with runs, else 1.
+  function run_lanes(NC, ND, PER_CYCLE : positive; EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return positive;
+  -- Counter j's change from a run's first element to its element e, for a run over the
+  -- L innermost levels that starts with the levels inside the outermost one at zero:
+  -- e in mixed radix over their extents (the outermost level takes the quotient).
+  function run_delta(e, j, L, NC : natural; EXTENTS : integer_vector) return integer;
+  -- The address offsets (in elements) of a run's elements from its first: index
+  -- mode*(MAXRUN+1) + e, mode 0 a run over the innermost counter (L = 1), mode 1 over
+  -- run_levels levels.
+  function run_addr_table(NC, ND, NS, PER_CYCLE : positive;
+                          EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_COEF : integer_vector) return integer_vector;
+  -- The smallest and largest entry of table(first .. first + count - 1) and 0.
+  function table_min(t : integer_vector; first, count : natural) return integer;
+  function table_max(t : integer_vector; first, count : natural) return integer;
+  -- lo - v0 and hi - v0 clamped to [omin - 1, omax + 1] and moved to start at 0: then
+  -- v0 + o is in [lo, hi) exactly when lo_c <= o - omin + 1 < hi_c, for every o in
+  -- [omin, omax] (a compare of small numbers against a constant per element of a run).
+  procedure run_window(v0, lo, hi, omin, omax : in integer; lo_c, hi_c : out natural);
 end package;
 
 package body ss_pkg is
@@ -104,6 +108,53 @@ package body ss_pkg is
     return resize(x, n);
   end function;
 
+  function shift_down(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
+    constant A : unsigned(ABITS - 1 downto 0) := to_unsigned(amount, ABITS);
+    variable r, t : unsigned(v'length - 1 downto 0) := v;
+  begin
+    for i in 0 to ABITS - 1 loop
+      if A(i) = '1' then
+        t := r;
+        for b in 0 to v'length - 1 loop
+          if b + UNIT * 2 ** i < v'length then
+            r(b) := t(b + UNIT * 2 ** i);
+          else
+            r(b) := '0';
+          end if;
+        end loop;
+      end if;
+    end loop;
+    return r;
+  end function;
+
+  function shift_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
+    constant A : unsigned(ABITS - 1 downto 0) := to_unsigned(amount, ABITS);
+    variable r, t : unsigned(v'length - 1 downto 0) := v;
+  begin
+    for i in 0 to ABITS - 1 loop
+      if A(i) = '1' then
+        t := r;
+        for b in 0 to v'length - 1 loop
+          if b >= UNIT * 2 ** i then
+            r(b) := t(b - UNIT * 2 ** i);
+          else
+            r(b) := '0';
+          end if;
+        end loop;
+      end if;
+    end loop;
+    return r;
+  end function;
+
+  function bits_for(n : natural) return positive is
+    variable b : positive := 1;
+  begin
+    while 2 ** b <= n loop
+      b := b + 1;
+    end loop;
+    return b;
+  end function;
+
   function choose(c : boolean; a, b : integer) return integer is
   begin
     if c then
@@ -118,56 +169,6 @@ package body ss_pkg is
     -- vectors are read many times per cycle
     return signed(v(v'right + k * bits + bits - 1 downto v'right + k * bits));
   end function;
-  procedure affine_access(
-    ctr : in integer_vector; NC, NG, ND, NS : in positive; NM : in natural;
-    G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF : in integer_vector;
-    M_OFFSET, M_COEF, M_LO, M_HI, M_FILL : in integer_vector;
-    addr : out natural; masked : out boolean; fill : out integer) is
-    variable value : integer_vector(0 to NG - 1);
-    variable digit : integer_vector(0 to ND - 1);
-    variable v, a  : integer;
-    variable m     : boolean := false;
-  begin
-    for g in 0 to NG - 1 loop
-      v := G_OFFSET(g);
-      for k in 0 to NC - 1 loop
-        v := v + G_COEF(g * NC + k) * ctr(k);
-      end loop;
-      value(g) := v;
-    end loop;
-    for d in 0 to ND - 1 loop
-      v := value(D_GROUP(d));
-      if D_DIV(d) /= 1 then
-        v := floor_div(v, D_DIV(d));
-      end if;
-      if D_MOD(d) /= 0 then
-        v := floor_mod(v, D_MOD(d));
-      end if;
-      digit(d) := v;
-    end loop;
-    fill := 0;
-    for i in 0 to NM - 1 loop
-      v := M_OFFSET(i);
-      for d in 0 to ND - 1 loop
-        v := v + M_COEF(i * ND + d) * digit(d);
-      end loop;
-      if not m and (v < M_LO(i) or v >= M_HI(i)) then
-        m    := true;
-        fill := M_FILL(i);
-      end if;
-    end loop;
-    a := 0;
-    for c in 0 to NS - 1 loop
-      v := C_OFFSET(c);
-      for d in 0 to ND - 1 loop
-        v := v + C_COEF(c * ND + d) * digit(d);
-      end loop;
-      a := a * SPACE(c) + v;
-    end loop;
-    masked := m;
-    addr   := 0 when m else a;
-  end procedure;
-
   procedure affine_values(
     ctr : in integer_vector; NC, NG, ND, NS : in positive; NM : in natural;
     G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF : in integer_vector;
@@ -212,19 +213,19 @@ package body ss_pkg is
     raw   := a;
   end procedure;
 
-  function digit_step(d : natural; NC : positive; G_COEF, D_GROUP, D_DIV : integer_vector) return integer is
+  function counter_digit_step(d, j, NC : natural; G_COEF, D_GROUP, D_DIV : integer_vector) return integer is
   begin
     if D_DIV(d) /= 1 then
       return 0;
     end if;
-    return G_COEF(D_GROUP(d) * NC + NC - 1);
+    return G_COEF(D_GROUP(d) * NC + j);
   end function;
 
-  function runs_ok(NC, ND : positive; G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return boolean is
+  function counter_moves_ok(j, NC, ND : natural; G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return boolean is
     variable held : boolean;
   begin
     for d in 0 to ND - 1 loop
-      if D_DIV(d) /= 1 and G_COEF(D_GROUP(d) * NC + NC - 1) /= 0 then
+      if D_DIV(d) /= 1 and G_COEF(D_GROUP(d) * NC + j) /= 0 then
         held := false;
         for l in 0 to ND - 1 loop
           if D_GROUP(l) = D_GROUP(d) and D_DIV(l) = 1 and D_MOD(l) /= 0 then
@@ -241,73 +242,94 @@ package body ss_pkg is
     return true;
   end function;
 
-  function addr_step(NC, ND, NS : positive; G_COEF, D_GROUP, D_DIV, SPACE, C_COEF : integer_vector) return integer is
-    variable a, v : integer := 0;
+  function run_levels(NC, ND, PER_CYCLE : positive; EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return natural is
+    variable L     : natural := 1;
+    variable inner : natural;
   begin
-    for c in 0 to NS - 1 loop
-      v := 0;
-      for d in 0 to ND - 1 loop
-        v := v + C_COEF(c * ND + d) * digit_step(d, NC, G_COEF, D_GROUP, D_DIV);
+    if not counter_moves_ok(NC - 1, NC, ND, G_COEF, D_GROUP, D_DIV, D_MOD) then
+      return 0;
+    end if;
+    inner := EXTENTS(NC - 1);
+    while L < NC and inner < PER_CYCLE loop
+      exit when not counter_moves_ok(NC - L - 1, NC, ND, G_COEF, D_GROUP, D_DIV, D_MOD);
+      inner := inner * EXTENTS(NC - L - 1);
+      L     := L + 1;
+    end loop;
+    return L;
+  end function;
+
+  function run_lanes(NC, ND, PER_CYCLE : positive; EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return positive is
+  begin
+    return choose(run_levels(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD) > 0, PER_CYCLE, 1);
+  end function;
+
+  function run_delta(e, j, L, NC : natural; EXTENTS : integer_vector) return integer is
+    variable inner : natural := 1;
+  begin
+    if j + L < NC then
+      return 0;
+    end if;
+    for k in j + 1 to NC - 1 loop
+      inner := inner * EXTENTS(k);
+    end loop;
+    if j + L = NC then
+      return e / inner;
+    end if;
+    return (e / inner) mod EXTENTS(j);
+  end function;
+
+  function run_addr_table(NC, ND, NS, PER_CYCLE : positive;
+                          EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_COEF : integer_vector) return integer_vector is
+    constant LV     : natural := run_levels(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+    constant MAXRUN : positive := choose(LV > 0, PER_CYCLE, 1);
+    variable t      : integer_vector(0 to 2 * (MAXRUN + 1) - 1);
+    variable step   : integer_vector(0 to NC - 1);
+    variable a, v   : integer;
+  begin
+    for j in 0 to NC - 1 loop  -- the address step of counter j
+      a := 0;
+      for c in 0 to NS - 1 loop
+        v := 0;
+        for d in 0 to ND - 1 loop
+          v := v + C_COEF(c * ND + d) * counter_digit_step(d, j, NC, G_COEF, D_GROUP, D_DIV);
+        end loop;
+        a := a * SPACE(c) + v;
       end loop;
-      a := a * SPACE(c) + v;
+      step(j) := a;
     end loop;
-    return a;
+    for md in 0 to 1 loop
+      for e in 0 to MAXRUN loop
+        a := 0;
+        for j in 0 to NC - 1 loop
+          a := a + run_delta(e, j, choose(md = 0, 1, maximum(LV, 1)), NC, EXTENTS) * step(j);
+        end loop;
+        t(md * (MAXRUN + 1) + e) := a;
+      end loop;
+    end loop;
+    return t;
   end function;
 
-  function mask_step(m : natural; NC, ND : positive; G_COEF, D_GROUP, D_DIV, M_COEF : integer_vector) return integer is
-    variable v : integer := 0;
+  function table_min(t : integer_vector; first, count : natural) return integer is
+    variable r : integer := 0;
   begin
-    for d in 0 to ND - 1 loop
-      v := v + M_COEF(m * ND + d) * digit_step(d, NC, G_COEF, D_GROUP, D_DIV);
+    for i in first to first + count - 1 loop
+      r := minimum(r, t(i));
     end loop;
-    return v;
+    return r;
   end function;
 
-  procedure run_window(v0, lo, hi, step : in integer; tmax : in natural;
-                       lo_t, hi_t : out integer) is
-    variable l, h : integer;
+  function table_max(t : integer_vector; first, count : natural) return integer is
+    variable r : integer := 0;
   begin
-    if step >= 0 then
-      l := lo - v0;
-      h := hi - v0;
-    else
-      l := v0 - hi + 1;
-      h := v0 - lo + 1;
-    end if;
-    lo_t := -1 when l < -1 else tmax + 1 when l > tmax + 1 else l;
-    hi_t := -1 when h < -1 else tmax + 1 when h > tmax + 1 else h;
-  end procedure;
-
-  procedure advance_run(ctr : inout integer_vector; EXTENTS : in integer_vector; n : in natural; last : out boolean) is
-    constant INNER : natural := ctr'high;
-  begin
-    if ctr(INNER) + n < EXTENTS(INNER) then
-      ctr(INNER) := ctr(INNER) + n;
-      last       := false;
-      return;
-    end if;
-    ctr(INNER) := 0;
-    last       := true;
-    for k in INNER - 1 downto ctr'low loop
-      if ctr(k) < EXTENTS(k) - 1 then
-        ctr(k) := ctr(k) + 1;
-        last   := false;
-        return;
-      end if;
-      ctr(k) := 0;
+    for i in first to first + count - 1 loop
+      r := maximum(r, t(i));
     end loop;
-  end procedure;
+    return r;
+  end function;
 
-  procedure advance(ctr : inout integer_vector; EXTENTS : in integer_vector; last : out boolean) is
+  procedure run_window(v0, lo, hi, omin, omax : in integer; lo_c, hi_c : out natural) is
   begin
-    last := true;
-    for k in ctr'high downto ctr'low loop
-      if ctr(k) < EXTENTS(k) - 1 then
-        ctr(k) := ctr(k) + 1;
-        last   := false;
-        return;
-      end if;
-      ctr(k) := 0;
-    end loop;
+    lo_c := maximum(omin - 1, minimum(omax + 1, lo - v0)) - (omin - 1);
+    hi_c := maximum(omin - 1, minimum(omax + 1, hi - v0)) - (omin - 1);
   end procedure;
 end package body;

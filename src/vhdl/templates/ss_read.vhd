@@ -1,6 +1,5 @@
--- Read: an affine address generator (ss_pkg) walking NC nested counters (outermost
--- first, row-major) and a gather that turns the elements into a stream of LANES-lane
--- vectors read from a buffer in external memory.
+-- Read: an address generator (ss_agen) and a gather that turns the elements into a
+-- stream of LANES-lane vectors read from a buffer in external memory.
 --
 -- The buffer starts at byte BASE; element i occupies EBYTES bytes at BASE + i*EBYTES,
 -- little-endian. CACHE_LINES 512-bit lines are cached (fully associative, replaced in
@@ -9,17 +8,14 @@
 -- while the next one is assembled. Every list generic has at least one entry; NC, NG,
 -- ND, NS, NM say how many are real (docs/hardware.md).
 --
--- Runs (why the hardware is one address computation per cycle): each cycle moves a run
--- of up to PER_CYCLE elements that differ only in the innermost counter. The affine
--- access is computed once, for the run's first element; the others are a constant
--- address step ASTEP apart (ss_pkg.runs_ok). A run ends before the innermost counter
--- wraps, before a lowest digit of a group leaves its radix, where any mask's verdict
--- changes (so a run is all masked with one fill, or all read), at the end of the vector
--- being assembled, and (when read) at the end of its cached line. A read run is one
--- variable shift of the line by the first element's byte offset, constant (strided)
--- wiring, and one placement at lane `count`. Generics that runs_ok rejects (a digit
--- divided over the innermost counter that no radix of its group holds fixed) give runs
--- of one element: correct, one element per cycle.
+-- Each cycle moves one run (ss_agen): up to PER_CYCLE elements with one address
+-- computation. A masked run places its fill; an accessed run lies in one line (the
+-- first element's): if that line is cached, the line is shifted once by the first
+-- element's byte offset, its elements are picked at constant byte offsets (the run
+-- table T_A: stride 1, 2, 0 or a window's pattern), and the run is placed at lane
+-- `count` by one lane shifter; otherwise the line is requested (l_req held until l_ack,
+-- which comes with l_rdata). So the hardware per instance is one affine access, one
+-- line aligner and one lane aligner, whatever PER_CYCLE is.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -51,15 +47,14 @@ entity ss_read is
 end entity;
 
 architecture rtl of ss_read is
-  constant K      : natural := NC - 1;  -- the innermost counter
-  constant RUNS   : boolean := runs_ok(NC, ND, G_COEF, D_GROUP, D_DIV, D_MOD);
-  constant MAXRUN : positive := choose(RUNS, PER_CYCLE, 1);
-  constant ASTEP  : integer := addr_step(NC, ND, NS, G_COEF, D_GROUP, D_DIV, SPACE, C_COEF);
-  constant SB     : natural := abs(ASTEP) * EBYTES;  -- bytes between a run's elements
-  constant TMAX   : natural := (MAXRUN - 1) * SB;    -- the largest byte distance in a run
-  constant NMV    : positive := NM + 1;              -- mask values (one spare: NM may be 0)
-  signal ctr         : integer_vector(0 to NC - 1) := (others => 0);
-  signal finished    : boolean := false;
+  constant MAXRUN : positive := run_lanes(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+  constant R      : positive := MAXRUN + 1;
+  constant T_A    : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
+                                                     SPACE, C_COEF);
+  -- Bytes below the first element that a run may use (its elements lie in the line, so
+  -- within LINE_BYTES - 1 below it): the aligned line is kept from there.
+  constant BELOW  : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, 2 * R) * EBYTES);
+  constant W      : positive := (LINE_BYTES + BELOW) * 8 + BITS;  -- BITS spare zeros on top
   type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
   type flags_t is array (0 to CACHE_LINES - 1) of boolean;
   signal cache       : lines_t := (others => (others => '0'));
@@ -71,34 +66,54 @@ architecture rtl of ss_read is
   signal acc         : std_logic_vector(LANES * BITS - 1 downto 0) := (others => '0');
   signal count       : natural range 0 to LANES := 0;
   signal out_valid   : std_logic := '0';
+  -- the address generator and this cycle's decision
+  signal a_fin, a_masked : boolean;
+  signal a_fill      : integer;
+  signal a_line      : natural;
+  signal a_off       : natural range 0 to LINE_BYTES - 1;
+  signal a_run       : natural range 1 to PER_CYCLE;
+  signal a_mode      : natural range 0 to 1;
+  signal cnt0        : natural range 0 to LANES;            -- lanes filled after the hand-off
+  signal hit         : integer range -1 to CACHE_LINES - 1;  -- the cached line of the run
+  signal take        : std_logic;
+  signal n           : natural range 1 to PER_CYCLE;
 begin
   o_valid <= out_valid;
 
+  agen : entity work.ss_agen
+    generic map (NC => NC, EXTENTS => EXTENTS, NG => NG, G_OFFSET => G_OFFSET, G_COEF => G_COEF,
+                 ND => ND, D_GROUP => D_GROUP, D_DIV => D_DIV, D_MOD => D_MOD,
+                 NS => NS, SPACE => SPACE, C_OFFSET => C_OFFSET, C_COEF => C_COEF,
+                 NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
+                 BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
+    port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
+              fill => a_fill, line => a_line, off => a_off, run => a_run, mode => a_mode);
+
+  -- a full vector moves to the output register when it is free
+  cnt0 <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
+
+  process (all)
+    variable h : integer range -1 to CACHE_LINES - 1;
+  begin
+    h := -1;
+    for l in 0 to CACHE_LINES - 1 loop
+      if cache_valid(l) and cache_tag(l) = a_line then
+        h := l;
+      end if;
+    end loop;
+    hit <= h;
+  end process;
+
+  take <= '1' when not waiting and not a_fin and cnt0 < LANES and (a_masked or hit >= 0) else '0';
+  n    <= minimum(a_run, LANES - cnt0) when cnt0 < LANES else 1;
+
   process (clk)
-    variable cnt      : natural range 0 to LANES;
-    variable digit    : integer_vector(0 to ND - 1);
-    variable mval     : integer_vector(0 to NMV - 1);
-    variable raw      : integer;
-    variable masked   : boolean;
-    variable fill     : integer;
-    variable byte     : natural;
-    variable off      : natural range 0 to LINE_BYTES - 1;
-    variable hit      : integer range -1 to CACHE_LINES - 1;
-    variable stop     : boolean;
-    variable n        : natural range 1 to MAXRUN;
-    variable in0, ine : boolean;
-    variable lo_t, hi_t, t, st : integer;
-    variable line     : unsigned(LINE_BITS + BITS - 1 downto 0);  -- BITS spare zeros on top
-    variable run      : std_logic_vector(MAXRUN * BITS - 1 downto 0);
-    variable placed   : std_logic_vector(LANES * BITS - 1 downto 0);
-    variable pos      : integer;
-    variable c        : integer_vector(0 to NC - 1);
-    variable last     : boolean;
+    variable line   : unsigned(W - 1 downto 0);
+    variable run    : std_logic_vector(MAXRUN * BITS - 1 downto 0);
+    variable placed : std_logic_vector(LANES * BITS - 1 downto 0);
   begin
     if rising_edge(clk) then
       if rst = '1' then
-        ctr         <= (others => 0);
-        finished    <= false;
         cache_valid <= (others => false);
         victim      <= 0;
         waiting     <= false;
@@ -106,15 +121,12 @@ begin
         out_valid   <= '0';
         l_req       <= '0';
       else
-        cnt := count;
         if out_valid = '1' and o_ready = '1' then
           out_valid <= '0';
         end if;
-        -- a full vector moves to the output register when it is free
-        if cnt = LANES and (out_valid = '0' or o_ready = '1') then
+        if count = LANES and (out_valid = '0' or o_ready = '1') then
           o_data    <= acc;
           out_valid <= '1';
-          cnt       := 0;
         end if;
         if waiting then
           if l_ack = '1' then
@@ -125,105 +137,46 @@ begin
             cache_valid(victim) <= true;
             victim              <= (victim + 1) mod CACHE_LINES;
           end if;
-        elsif not finished and cnt < LANES then
-          -- the run's first element
-          affine_values(ctr, NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
-                        M_OFFSET, M_COEF, digit, raw, mval);
-          masked := false;
-          fill   := 0;
-          for m in NM - 1 downto 0 loop  -- the first failing mask gives the fill
-            if mval(m) < M_LO(m) or mval(m) >= M_HI(m) then
-              masked := true;
-              fill   := M_FILL(m);
+        elsif not a_fin and cnt0 < LANES and not a_masked and hit < 0 then
+          waiting   <= true;
+          l_req     <= '1';
+          miss_line <= a_line;
+          l_addr    <= std_logic_vector(to_unsigned(a_line * LINE_BYTES, 32));
+        end if;
+        if take = '1' then
+          -- the run's elements, lane 0 first
+          if a_masked then
+            for e in 0 to MAXRUN - 1 loop
+              run(e * BITS + BITS - 1 downto e * BITS) := std_logic_vector(to_signed(a_fill, BITS));
+            end loop;
+          else
+            -- the line with the first element at byte BELOW (W covers every run element)
+            line := (others => '0');
+            line(BELOW * 8 + LINE_BITS - 1 downto BELOW * 8) := unsigned(cache(maximum(hit, 0)));
+            line := shift_down(line, a_off, 8, 6);
+            run  := (others => '0');
+            for e in 0 to MAXRUN - 1 loop
+              for md in 0 to 1 loop
+                if md = a_mode and T_A(md * R + e) * EBYTES + BELOW >= 0 and
+                   T_A(md * R + e) * EBYTES < LINE_BYTES then
+                  run(e * BITS + BITS - 1 downto e * BITS) :=
+                    std_logic_vector(line((T_A(md * R + e) * EBYTES + BELOW) * 8 + BITS - 1 downto
+                                          (T_A(md * R + e) * EBYTES + BELOW) * 8));
+                end if;
+              end loop;
+            end loop;
+          end if;
+          -- placed at lanes cnt0 .. cnt0 + n - 1
+          placed := std_logic_vector(shift_up(resize(unsigned(run), LANES * BITS), cnt0, BITS, bits_for(LANES)));
+          for j in 0 to LANES - 1 loop
+            if j >= cnt0 and j < cnt0 + n then
+              acc(j * BITS + BITS - 1 downto j * BITS) <= placed(j * BITS + BITS - 1 downto j * BITS);
             end if;
           end loop;
-          byte := 0;
-          off  := 0;
-          hit  := -1;
-          if not masked then
-            byte := BASE + raw * EBYTES;
-            off  := byte mod LINE_BYTES;
-            for l in 0 to CACHE_LINES - 1 loop
-              if cache_valid(l) and cache_tag(l) = byte / LINE_BYTES then
-                hit := l;
-              end if;
-            end loop;
-          end if;
-          if not masked and hit < 0 then
-            waiting   <= true;
-            l_req     <= '1';
-            miss_line <= byte / LINE_BYTES;
-            l_addr    <= std_logic_vector(to_unsigned((byte / LINE_BYTES) * LINE_BYTES, 32));
-          else
-            -- the run's length: the first element e that must not join it
-            n    := 1;
-            stop := false;
-            for e in 1 to MAXRUN - 1 loop
-              stop := stop or e >= LANES - cnt or ctr(K) + e >= EXTENTS(K);
-              if not masked then  -- the element must be in the same line
-                if ASTEP >= 0 then
-                  stop := stop or off > LINE_BYTES - EBYTES - e * SB;
-                else
-                  stop := stop or off < e * SB;
-                end if;
-              end if;
-              for m in 0 to NM - 1 loop  -- every mask's verdict as for the first element
-                st := mask_step(m, NC, ND, G_COEF, D_GROUP, D_DIV, M_COEF);
-                if st /= 0 then
-                  run_window(mval(m), M_LO(m), M_HI(m), st, (MAXRUN - 1) * abs(st), lo_t, hi_t);
-                  in0 := lo_t <= 0 and 0 < hi_t;
-                  t   := e * abs(st);
-                  ine := lo_t <= t and t < hi_t;
-                  stop := stop or in0 /= ine;
-                end if;
-              end loop;
-              for d in 0 to ND - 1 loop  -- lowest digits stay within their radix
-                st := digit_step(d, NC, G_COEF, D_GROUP, D_DIV);
-                if D_MOD(d) /= 0 and st /= 0 then
-                  run_window(digit(d), 0, D_MOD(d), st, (MAXRUN - 1) * abs(st), lo_t, hi_t);
-                  t    := e * abs(st);
-                  stop := stop or not (lo_t <= t and t < hi_t);
-                end if;
-              end loop;
-              if not stop then
-                n := e + 1;
-              end if;
-            end loop;
-            -- the run's elements, lane 0 first
-            if masked then
-              for e in 0 to MAXRUN - 1 loop
-                run(e * BITS + BITS - 1 downto e * BITS) := std_logic_vector(to_signed(fill, BITS));
-              end loop;
-            else
-              line := resize(unsigned(cache(hit)), LINE_BITS + BITS);
-              if ASTEP >= 0 then  -- element e at byte off + e*SB: shift off down to 0
-                line := shift_right(line, off * 8);
-              else                -- element e at off - e*SB: shift off up to the top element
-                line := shift_left(line, (LINE_BYTES - EBYTES - off) * 8);
-              end if;
-              run := (others => '0');
-              for e in 0 to MAXRUN - 1 loop
-                pos := e * SB * 8 when ASTEP >= 0 else (LINE_BYTES - EBYTES - e * SB) * 8;
-                if pos >= 0 and pos < LINE_BITS then
-                  run(e * BITS + BITS - 1 downto e * BITS) := std_logic_vector(line(pos + BITS - 1 downto pos));
-                end if;
-              end loop;
-            end if;
-            -- placed at lanes cnt .. cnt + n - 1
-            placed := std_logic_vector(shift_left(resize(unsigned(run), LANES * BITS), cnt * BITS));
-            for j in 0 to LANES - 1 loop
-              if j >= cnt and j < cnt + n then
-                acc(j * BITS + BITS - 1 downto j * BITS) <= placed(j * BITS + BITS - 1 downto j * BITS);
-              end if;
-            end loop;
-            cnt := cnt + n;
-            c   := ctr;
-            advance_run(c, EXTENTS, n, last);
-            ctr      <= c;
-            finished <= last;
-          end if;
+          count <= cnt0 + n;
+        else
+          count <= cnt0;
         end if;
-        count <= cnt;
       end if;
     end if;
   end process;

@@ -1,5 +1,5 @@
--- Write: an affine address generator (ss_pkg) and a scatter that writes a stream of
--- LANES-lane vectors (lanes of VBITS bits) to a buffer in external memory, lane 0 first.
+-- Write: an address generator (ss_agen) and a scatter that writes a stream of LANES-lane
+-- vectors (lanes of VBITS bits) to a buffer in external memory, lane 0 first.
 --
 -- Element i of the buffer occupies EBYTES bytes at BASE + i*EBYTES, little-endian; a lane
 -- is sign-extended (or wrapped) to the buffer's BITS. Lanes are combined into a one-line
@@ -7,15 +7,11 @@
 -- leaves it and after the last element, then `done` rises and stays high until reset.
 -- Masked elements are skipped (their lane is dropped).
 --
--- Runs, as in ss_read: each cycle takes up to PER_CYCLE consecutive lanes whose elements
--- differ only in the innermost counter, with one affine access for the first; the run
--- ends where ss_read's does (counter wrap, a lowest digit leaving its radix, a mask
--- verdict changing, the lanes of the current vector) and at the end of the buffered
--- line. Its lanes are one variable shift of the vector by the first lane, constant
--- wiring to byte offsets e*SB, and one shift of data and byte enables to the first
--- element's offset in the line. Only forward steps (ASTEP > 0) form runs; stride 0
--- (every element to one address: the last one wins) and backward steps take one
--- element per cycle, as do generics that ss_pkg.runs_ok rejects.
+-- Each cycle takes one run of consecutive lanes (ss_agen: one address computation; a run
+-- lies in one line): the vector is shifted once to the run's first lane, its lanes go to
+-- constant byte offsets (the run table T_A; where two elements of a run share an address
+-- the later one wins, as element by element), and data and byte enables are shifted
+-- once to the first element's offset in the line and merged into the write buffer.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -47,52 +43,58 @@ entity ss_write is
 end entity;
 
 architecture rtl of ss_write is
-  constant K        : natural := NC - 1;  -- the innermost counter
-  constant ASTEP    : integer := addr_step(NC, ND, NS, G_COEF, D_GROUP, D_DIV, SPACE, C_COEF);
-  constant RUNS     : boolean := runs_ok(NC, ND, G_COEF, D_GROUP, D_DIV, D_MOD) and ASTEP > 0;
-  constant MAXRUN   : positive := choose(RUNS, PER_CYCLE, 1);
-  constant SB       : natural := abs(ASTEP) * EBYTES;  -- bytes between a run's elements
-  constant NMV      : positive := NM + 1;
+  constant MAXRUN   : positive := run_lanes(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+  constant R        : positive := MAXRUN + 1;
+  constant T_A      : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
+                                                       SPACE, C_COEF);
+  constant BELOW    : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, 2 * R) * EBYTES);
+  constant WB       : positive := BELOW + 2 * LINE_BYTES;  -- bytes of the alignment window
   constant NO_BYTES : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
-  constant BE_ONES  : std_logic_vector(EBYTES - 1 downto 0) := (others => '1');
-  signal ctr      : integer_vector(0 to NC - 1) := (others => 0);
+  constant BE_ONES  : unsigned(EBYTES - 1 downto 0) := (others => '1');
   signal cur      : std_logic_vector(LANES * VBITS - 1 downto 0) := (others => '0');
   signal left     : natural range 0 to LANES := 0;  -- lanes of `cur` still to write
   signal wbuf     : std_logic_vector(LINE_BITS - 1 downto 0) := (others => '0');
   signal wbe      : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
   signal wline    : natural := 0;
   signal flushing : boolean := false;
-  signal final    : boolean := false;  -- the last element has been taken
   signal done_r   : std_logic := '0';
+  -- the address generator and this cycle's decision
+  signal a_fin, a_masked : boolean;
+  signal a_fill   : integer;
+  signal a_line   : natural;
+  signal a_off    : natural range 0 to LINE_BYTES - 1;
+  signal a_run    : natural range 1 to PER_CYCLE;
+  signal a_mode   : natural range 0 to 1;
+  signal take     : std_logic;
+  signal n        : natural range 1 to PER_CYCLE;
 begin
   done    <= done_r;
-  i_ready <= '1' when left = 0 and not final and not flushing and rst = '0' else '0';
+  i_ready <= '1' when left = 0 and not a_fin and not flushing and rst = '0' else '0';
+
+  agen : entity work.ss_agen
+    generic map (NC => NC, EXTENTS => EXTENTS, NG => NG, G_OFFSET => G_OFFSET, G_COEF => G_COEF,
+                 ND => ND, D_GROUP => D_GROUP, D_DIV => D_DIV, D_MOD => D_MOD,
+                 NS => NS, SPACE => SPACE, C_OFFSET => C_OFFSET, C_COEF => C_COEF,
+                 NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
+                 BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
+    port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
+              fill => a_fill, line => a_line, off => a_off, run => a_run, mode => a_mode);
+
+  take <= '1' when rst = '0' and not flushing and not a_fin and left /= 0 and
+                   (a_masked or wbe = NO_BYTES or wline = a_line) else '0';
+  n    <= minimum(a_run, left) when left /= 0 else 1;
 
   process (clk)
-    variable digit    : integer_vector(0 to ND - 1);
-    variable mval     : integer_vector(0 to NMV - 1);
-    variable raw      : integer;
-    variable masked   : boolean;
-    variable byte     : natural;
-    variable off      : natural range 0 to LINE_BYTES - 1;
-    variable stop     : boolean;
-    variable n        : natural range 1 to MAXRUN;
-    variable in0, ine : boolean;
-    variable lo_t, hi_t, t, st : integer;
-    variable vlanes   : unsigned(LANES * VBITS - 1 downto 0);
-    variable data     : unsigned(LINE_BITS - 1 downto 0);
-    variable be       : unsigned(LINE_BYTES - 1 downto 0);
-    variable merged   : std_logic_vector(LINE_BITS - 1 downto 0);
-    variable c        : integer_vector(0 to NC - 1);
-    variable last     : boolean;
+    variable vlanes : unsigned(LANES * VBITS - 1 downto 0);
+    variable data   : unsigned(WB * 8 - 1 downto 0);
+    variable be     : unsigned(WB - 1 downto 0);
+    variable merged : std_logic_vector(LINE_BITS - 1 downto 0);
   begin
     if rising_edge(clk) then
       if rst = '1' then
-        ctr      <= (others => 0);
         left     <= 0;
         wbe      <= (others => '0');
         flushing <= false;
-        final    <= false;
         done_r   <= '0';
         l_req    <= '0';
       elsif flushing then
@@ -100,11 +102,11 @@ begin
           l_req    <= '0';
           flushing <= false;
           wbe      <= (others => '0');
-          if final then
+          if a_fin then
             done_r <= '1';
           end if;
         end if;
-      elsif final then
+      elsif a_fin then
         if wbe /= NO_BYTES then
           flushing <= true;
           l_req    <= '1';
@@ -119,90 +121,43 @@ begin
           cur  <= i_data;
           left <= LANES;
         end if;
+      elsif take = '0' then
+        -- the run leaves the buffered line: write that line first
+        flushing <= true;
+        l_req    <= '1';
+        l_addr   <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
+        l_wdata  <= wbuf;
+        l_be     <= wbe;
       else
-        -- the run's first element
-        affine_values(ctr, NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
-                      M_OFFSET, M_COEF, digit, raw, mval);
-        masked := false;
-        for m in 0 to NM - 1 loop
-          if mval(m) < M_LO(m) or mval(m) >= M_HI(m) then
-            masked := true;
-          end if;
-        end loop;
-        byte := 0;
-        off  := 0;
-        if not masked then
-          byte := BASE + raw * EBYTES;
-          off  := byte mod LINE_BYTES;
-        end if;
-        if not masked and wbe /= NO_BYTES and wline /= byte / LINE_BYTES then
-          -- the element leaves the buffered line: write that line first
-          flushing <= true;
-          l_req    <= '1';
-          l_addr   <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
-          l_wdata  <= wbuf;
-          l_be     <= wbe;
-        else
-          -- the run's length: the first element e that must not join it
-          n    := 1;
-          stop := false;
-          for e in 1 to MAXRUN - 1 loop
-            stop := stop or e >= left or ctr(K) + e >= EXTENTS(K);
-            if not masked then  -- the element must be in the same line
-              stop := stop or off > LINE_BYTES - EBYTES - e * SB;
-            end if;
-            for m in 0 to NM - 1 loop  -- every mask's verdict as for the first element
-              st := mask_step(m, NC, ND, G_COEF, D_GROUP, D_DIV, M_COEF);
-              if st /= 0 then
-                run_window(mval(m), M_LO(m), M_HI(m), st, (MAXRUN - 1) * abs(st), lo_t, hi_t);
-                in0  := lo_t <= 0 and 0 < hi_t;
-                t    := e * abs(st);
-                ine  := lo_t <= t and t < hi_t;
-                stop := stop or in0 /= ine;
+        if not a_masked then
+          -- lanes LANES - left .. + n - 1 to their bytes, the first element at byte BELOW
+          vlanes := shift_down(unsigned(cur), LANES - left, VBITS, bits_for(LANES));
+          data   := (others => '0');
+          be     := (others => '0');
+          for e in 0 to MAXRUN - 1 loop
+            for md in 0 to 1 loop
+              if md = a_mode and e < n and T_A(md * R + e) * EBYTES + BELOW >= 0 and
+                 T_A(md * R + e) * EBYTES < LINE_BYTES then
+                data((T_A(md * R + e) * EBYTES + BELOW) * 8 + BITS - 1 downto (T_A(md * R + e) * EBYTES + BELOW) * 8) :=
+                  unsigned(wrap_to(signed(vlanes(e * VBITS + VBITS - 1 downto e * VBITS)), BITS));
+                be(T_A(md * R + e) * EBYTES + BELOW + EBYTES - 1 downto T_A(md * R + e) * EBYTES + BELOW) := BE_ONES;
               end if;
             end loop;
-            for d in 0 to ND - 1 loop  -- lowest digits stay within their radix
-              st := digit_step(d, NC, G_COEF, D_GROUP, D_DIV);
-              if D_MOD(d) /= 0 and st /= 0 then
-                run_window(digit(d), 0, D_MOD(d), st, (MAXRUN - 1) * abs(st), lo_t, hi_t);
-                t    := e * abs(st);
-                stop := stop or not (lo_t <= t and t < hi_t);
-              end if;
-            end loop;
-            if not stop then
-              n := e + 1;
+          end loop;
+          -- to the first element's offset: the line is then bytes BELOW .. BELOW + 63
+          data   := shift_up(data, a_off, 8, 6);
+          be     := shift_up(be, a_off, 1, 6);
+          merged := wbuf;
+          for b in 0 to LINE_BYTES - 1 loop
+            if be(BELOW + b) = '1' then
+              merged(b * 8 + 7 downto b * 8) := std_logic_vector(data((BELOW + b) * 8 + 7 downto (BELOW + b) * 8));
             end if;
           end loop;
-          if not masked then
-            -- lanes LANES - left .. + n - 1 to bytes off + e*SB of the line
-            vlanes := shift_right(unsigned(cur), (LANES - left) * VBITS);
-            data  := (others => '0');
-            be    := (others => '0');
-            for e in 0 to MAXRUN - 1 loop
-              if e * SB + EBYTES <= LINE_BYTES and e < n then
-                data(e * SB * 8 + BITS - 1 downto e * SB * 8) :=
-                  unsigned(wrap_to(signed(vlanes(e * VBITS + VBITS - 1 downto e * VBITS)), BITS));
-                be(e * SB + EBYTES - 1 downto e * SB) := unsigned(BE_ONES);
-              end if;
-            end loop;
-            data := shift_left(data, off * 8);
-            be   := shift_left(be, off);
-            merged := wbuf;
-            for b in 0 to LINE_BYTES - 1 loop
-              if be(b) = '1' then
-                merged(b * 8 + 7 downto b * 8) := std_logic_vector(data(b * 8 + 7 downto b * 8));
-              end if;
-            end loop;
-            wbuf  <= merged;
-            wbe   <= wbe or std_logic_vector(be);
-            wline <= byte / LINE_BYTES;
-          end if;
-          left  <= left - n;
-          c     := ctr;
-          advance_run(c, EXTENTS, n, last);
-          ctr   <= c;
-          final <= last;
+          wbuf  <= merged;
+          wbe   <= wbe or std_logic_vector(be(BELOW + LINE_BYTES - 1 downto BELOW));
+          wline <= a_line;
         end if;
+        left <= left - n;
       end if;
     end if;
   end process;

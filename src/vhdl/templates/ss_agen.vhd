@@ -1,0 +1,274 @@
+-- The affine address generator of a Read or Write (ss_read, ss_write), as runs: the
+-- counters (outermost first, row-major), the access of the current element, and how many
+-- of the following elements may move with it in one cycle.
+--
+-- Why runs: evaluating the affine access (ss_pkg.affine_values) for every element of a
+-- cycle would be up to PER_CYCLE chained copies of its arithmetic. Instead it is
+-- evaluated once per cycle, for the run's first element; the run's other elements differ
+-- from it only in the innermost counters, by compile-time constant amounts:
+--   mode 0  the innermost counter moves (element e: counter NC-1 plus e);
+--   mode 1  when the counters inside level NC-L are all zero, the L = run_levels
+--           innermost counters move together (element e: e in mixed radix over their
+--           extents), so a vector spanning several vector dimensions is one run.
+-- Within a run the address, every mask's value and every lowest digit of a group are
+-- their first element's values plus constants (tables below, by mode and e). The run
+-- ends before the outermost moving counter leaves its extent, before a lowest digit
+-- leaves its radix (which would change a divided digit: a flattened window's row), where
+-- any mask's verdict changes (so a run is all masked, with one fill, or all accessed),
+-- and, for accessed runs, at the first element outside the first element's 64-byte line.
+-- Each test is a compare of a small number against a constant per element (run_window),
+-- in parallel: no chain through the elements. The consumer takes up to `run` elements
+-- (n of them, take = '1') and the counters advance by n at the clock edge.
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use work.ss_pkg.all;
+
+entity ss_agen is
+  generic (
+    NC : positive; EXTENTS : integer_vector;
+    NG : positive; G_OFFSET : integer_vector; G_COEF : integer_vector;
+    ND : positive; D_GROUP : integer_vector; D_DIV : integer_vector; D_MOD : integer_vector;
+    NS : positive; SPACE : integer_vector; C_OFFSET : integer_vector; C_COEF : integer_vector;
+    NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
+    M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
+    BASE : natural; EBYTES : positive; PER_CYCLE : positive
+  );
+  port (
+    clk, rst : in std_logic;
+    take     : in std_logic;                          -- the consumer moves n elements
+    n        : in natural range 1 to PER_CYCLE;
+    finished : out boolean;                           -- every element has moved
+    masked   : out boolean;                           -- the run is masked ...
+    fill     : out integer;                           -- ... and reads as this
+    line     : out natural;                           -- the first element's line
+    off      : out natural range 0 to LINE_BYTES - 1; -- and its byte offset in it
+    run      : out natural range 1 to PER_CYCLE;      -- elements that may move now
+    mode     : out natural range 0 to 1               -- which run table applies
+  );
+end entity;
+
+architecture rtl of ss_agen is
+  constant LEVELS : natural := run_levels(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+  constant MAXRUN : positive := run_lanes(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+  constant R      : positive := MAXRUN + 1;  -- table entries per mode (e = 0 .. MAXRUN)
+  type nat2 is array (0 to 1) of natural;
+  constant LS     : nat2 := (1, maximum(LEVELS, 1));    -- levels per mode
+  constant TOP    : nat2 := (NC - 1, NC - LS(1));       -- outermost moving counter per mode
+  constant NMV    : positive := NM + 1;                 -- mask tables (one spare: NM may be 0)
+
+  -- T_IN((md*R + e)*NC + j): counter j's change from the first element to element e
+  function in_table return integer_vector is
+    variable t : integer_vector(0 to 2 * R * NC - 1);
+  begin
+    for md in 0 to 1 loop
+      for e in 0 to MAXRUN loop
+        for j in 0 to NC - 1 loop
+          t((md * R + e) * NC + j) := run_delta(e, j, LS(md), NC, EXTENTS);
+        end loop;
+      end loop;
+    end loop;
+    return t;
+  end function;
+  constant T_IN : integer_vector := in_table;
+
+  -- T_M((md*NMV + m)*R + e): the change of mask m's value; T_D((md*ND + d)*R + e): of
+  -- digit d's value (used for lowest digits with a radix)
+  function value_table(masks : boolean) return integer_vector is
+    constant NV : positive := choose(masks, NMV, ND);
+    variable t  : integer_vector(0 to 2 * NV * R - 1) := (others => 0);
+    variable v, s : integer;
+  begin
+    for md in 0 to 1 loop
+      for i in 0 to NV - 1 loop
+        for e in 0 to MAXRUN loop
+          v := 0;
+          for j in 0 to NC - 1 loop
+            s := 0;
+            if masks then
+              if i < NM then
+                for d in 0 to ND - 1 loop
+                  s := s + M_COEF(i * ND + d) * counter_digit_step(d, j, NC, G_COEF, D_GROUP, D_DIV);
+                end loop;
+              end if;
+            else
+              s := counter_digit_step(i, j, NC, G_COEF, D_GROUP, D_DIV);
+            end if;
+            v := v + T_IN((md * R + e) * NC + j) * s;
+          end loop;
+          t((md * NV + i) * R + e) := v;
+        end loop;
+      end loop;
+    end loop;
+    return t;
+  end function;
+  constant T_M : integer_vector := value_table(true);
+  constant T_D : integer_vector := value_table(false);
+  constant T_A : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
+                                                  SPACE, C_COEF);
+
+  -- the widest clamped window (run_window) of any table, for the compare widths
+  function widest_window return natural is
+    variable w : natural := 1;
+  begin
+    for md in 0 to 1 loop
+      for i in 0 to NMV - 1 loop
+        w := maximum(w, table_max(T_M, (md * NMV + i) * R, MAXRUN) - table_min(T_M, (md * NMV + i) * R, MAXRUN) + 2);
+      end loop;
+      for i in 0 to ND - 1 loop
+        w := maximum(w, table_max(T_D, (md * ND + i) * R, MAXRUN) - table_min(T_D, (md * ND + i) * R, MAXRUN) + 2);
+      end loop;
+    end loop;
+    return w;
+  end function;
+  constant SPAN : natural := widest_window;
+
+  signal ctr      : integer_vector(0 to NC - 1) := (others => 0);
+  signal fin      : boolean := false;
+  signal mode_s   : natural range 0 to 1;
+begin
+  finished <= fin;
+  mode     <= mode_s;
+
+  -- this cycle's first element and run
+  process (all)
+    variable digit    : integer_vector(0 to ND - 1);
+    variable mval     : integer_vector(0 to NMV - 1);
+    variable raw      : integer;
+    variable msk      : boolean;
+    variable byte     : natural;
+    variable o        : natural range 0 to LINE_BYTES - 1;
+    variable md       : natural range 0 to 1;
+    variable stop     : boolean;
+    variable len      : natural range 1 to PER_CYCLE;
+    variable lo_c, hi_c : natural range 0 to SPAN;
+    variable in0, ine : boolean;
+    variable first, t : integer;
+  begin
+    -- every variable is assigned before use on every path (no latches)
+    mval := (others => 0);
+    lo_c := 0;
+    hi_c := 0;
+    in0  := false;
+    ine  := false;
+    t    := 0;
+    stop := false;
+    affine_values(ctr, NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
+                  M_OFFSET, M_COEF, digit, raw, mval);
+    msk  := false;
+    fill <= 0;
+    for m in NM - 1 downto 0 loop  -- the first failing mask gives the fill
+      if mval(m) < M_LO(m) or mval(m) >= M_HI(m) then
+        msk  := true;
+        fill <= M_FILL(m);
+      end if;
+    end loop;
+    byte := 0;
+    if not msk then
+      byte := BASE + raw * EBYTES;
+    end if;
+    o := byte mod LINE_BYTES;
+    md := 0;
+    if LEVELS > 1 then
+      md := 1;
+      for j in TOP(1) + 1 to NC - 1 loop
+        if ctr(j) /= 0 then
+          md := 0;
+        end if;
+      end loop;
+    end if;
+    len := 1;
+    for mdc in 0 to 1 loop
+      if mdc = md then
+        stop := false;
+        for e in 1 to MAXRUN - 1 loop
+          -- the outermost moving counter stays within its extent
+          stop := stop or ctr(TOP(mdc)) + T_IN((mdc * R + e) * NC + TOP(mdc)) >= EXTENTS(TOP(mdc));
+          -- accessed elements stay in the first one's line
+          t := T_A(mdc * R + e) * EBYTES;
+          if not msk then
+            stop := stop or o + t < 0 or o + t > LINE_BYTES - EBYTES;
+          end if;
+          -- every mask's verdict stays the first element's
+          for m in 0 to NM - 1 loop
+            first := (mdc * NMV + m) * R;
+            if table_min(T_M, first, MAXRUN) /= 0 or table_max(T_M, first, MAXRUN) /= 0 then
+              run_window(mval(m), M_LO(m), M_HI(m), table_min(T_M, first, MAXRUN), table_max(T_M, first, MAXRUN),
+                         lo_c, hi_c);
+              t    := T_M(first + e) - table_min(T_M, first, MAXRUN) + 1;
+              in0  := lo_c <= 1 - table_min(T_M, first, MAXRUN) and 1 - table_min(T_M, first, MAXRUN) < hi_c;
+              ine  := lo_c <= t and t < hi_c;
+              stop := stop or in0 /= ine;
+            end if;
+          end loop;
+          -- every lowest digit with a radix stays within it
+          for d in 0 to ND - 1 loop
+            first := (mdc * ND + d) * R;
+            if D_DIV(d) = 1 and D_MOD(d) /= 0 and
+               (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
+              run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
+                         lo_c, hi_c);
+              t    := T_D(first + e) - table_min(T_D, first, MAXRUN) + 1;
+              stop := stop or not (lo_c <= t and t < hi_c);
+            end if;
+          end loop;
+          if not stop then
+            len := e + 1;
+          end if;
+        end loop;
+      end if;
+    end loop;
+    masked <= msk;
+    line   <= byte / LINE_BYTES;
+    off    <= o;
+    run    <= len;
+    mode_s <= md;
+  end process;
+
+  -- the counters after the consumer takes n elements
+  process (clk)
+    variable c     : integer_vector(0 to NC - 1);
+    variable carry : boolean;
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        ctr <= (others => 0);
+        fin <= false;
+      elsif take = '1' and not fin then
+        c     := ctr;
+        carry := false;
+        for md in 0 to 1 loop
+          if md = mode_s then
+            for e in 1 to MAXRUN loop
+              if n = e then
+                for j in TOP(md) to NC - 1 loop
+                  if j = TOP(md) then
+                    c(j) := c(j) + T_IN((md * R + e) * NC + j);
+                  else
+                    c(j) := T_IN((md * R + e) * NC + j);
+                  end if;
+                end loop;
+              end if;
+            end loop;
+            if c(TOP(md)) >= EXTENTS(TOP(md)) then  -- the run ended at the level's wrap
+              c(TOP(md)) := 0;
+              carry      := true;
+              for k in TOP(md) - 1 downto 0 loop
+                if carry then
+                  if c(k) < EXTENTS(k) - 1 then
+                    c(k)  := c(k) + 1;
+                    carry := false;
+                  else
+                    c(k) := 0;
+                  end if;
+                end if;
+              end loop;
+            end if;
+          end if;
+        end loop;
+        ctr <= c;
+        fin <= carry;
+      end if;
+    end if;
+  end process;
+end architecture;
