@@ -7,7 +7,9 @@
 -- evaluated once per cycle, for the run's first element; the run's other elements differ
 -- from it only in the innermost counters, by compile-time constant amounts:
 --   mode 0  the innermost counter moves (element e: counter NC-1 plus e);
---   mode 1  when the counters inside level NC-L are all zero, the L = run_levels
+--   mode 1  the same, and flattened-window groups whose lowest digit is 0 may cross its
+--           wraps (a window row: channels, then the next column);
+--   mode 2  when the counters inside level NC-L are all zero, the L = run_levels
 --           innermost counters move together (element e: e in mixed radix over their
 --           extents), so a vector spanning several vector dimensions is one run.
 -- Within a run the address, every mask's value and every lowest digit of a group are
@@ -43,8 +45,9 @@ entity ss_agen is
     fill     : out integer;                           -- ... and reads as this
     line     : out natural;                           -- the first element's line
     off      : out natural range 0 to LINE_BYTES - 1; -- and its byte offset in it
-    run      : out natural range 1 to PER_CYCLE;      -- elements that may move now
-    mode     : out natural range 0 to 1               -- which run table applies
+    run      : out natural range 1 to PER_CYCLE;      -- elements that may move now ...
+    run2     : out natural range 1 to PER_CYCLE;      -- ... if the next line is there too
+    mode     : out natural range 0 to RUN_MODES - 1   -- which run table applies
   );
 end entity;
 
@@ -52,16 +55,32 @@ architecture rtl of ss_agen is
   constant LEVELS : natural := run_levels(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
   constant MAXRUN : positive := run_lanes(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
   constant R      : positive := MAXRUN + 1;  -- table entries per mode (e = 0 .. MAXRUN)
-  type nat2 is array (0 to 1) of natural;
-  constant LS     : nat2 := (1, maximum(LEVELS, 1));    -- levels per mode
-  constant TOP    : nat2 := (NC - 1, NC - LS(1));       -- outermost moving counter per mode
+  type per_mode is array (0 to RUN_MODES - 1) of natural;
+  constant LS     : per_mode := (1, 1, maximum(LEVELS, 1));   -- levels per mode
+  constant TOP    : per_mode := (NC - 1, NC - 1, NC - LS(2)); -- outermost moving counter per mode
   constant NMV    : positive := NM + 1;                 -- mask tables (one spare: NM may be 0)
+  -- aligned_lows(L)(d): d is the lowest digit of a group aligned over L levels
+  -- (ss_pkg.aligned_group); it must be 0 for modes 1 and 2
+  function aligned_lows(L : natural) return boolean_vector is
+    variable a : boolean_vector(0 to ND - 1) := (others => false);
+  begin
+    if LEVELS > 0 then
+      for d in 0 to ND - 1 loop
+        a(d) := D_DIV(d) = 1 and aligned_group(D_GROUP(d), L, NC, ND, G_COEF, D_GROUP, D_DIV, D_MOD);
+      end loop;
+    end if;
+    return a;
+  end function;
+  constant ALIGNED1 : boolean_vector(0 to ND - 1) := aligned_lows(1);
+  constant ALIGNED2 : boolean_vector(0 to ND - 1) := aligned_lows(LS(2));
+  constant MODE1    : boolean := ALIGNED1 /= (0 to ND - 1 => false);  -- mode 1 differs from mode 0
+  constant MODE2    : boolean := LEVELS > 1;                          -- mode 2 differs from mode 1
 
   -- T_IN((md*R + e)*NC + j): counter j's change from the first element to element e
   function in_table return integer_vector is
-    variable t : integer_vector(0 to 2 * R * NC - 1);
+    variable t : integer_vector(0 to RUN_MODES * R * NC - 1);
   begin
-    for md in 0 to 1 loop
+    for md in 0 to RUN_MODES - 1 loop
       for e in 0 to MAXRUN loop
         for j in 0 to NC - 1 loop
           t((md * R + e) * NC + j) := run_delta(e, j, LS(md), NC, EXTENTS);
@@ -76,26 +95,23 @@ architecture rtl of ss_agen is
   -- digit d's value (used for lowest digits with a radix)
   function value_table(masks : boolean) return integer_vector is
     constant NV : positive := choose(masks, NMV, ND);
-    variable t  : integer_vector(0 to 2 * NV * R - 1) := (others => 0);
-    variable v, s : integer;
+    variable t  : integer_vector(0 to RUN_MODES * NV * R - 1) := (others => 0);
+    variable v  : integer;
   begin
-    for md in 0 to 1 loop
+    for md in 0 to RUN_MODES - 1 loop
       for i in 0 to NV - 1 loop
         for e in 0 to MAXRUN loop
           v := 0;
-          for j in 0 to NC - 1 loop
-            s := 0;
-            if masks then
-              if i < NM then
-                for d in 0 to ND - 1 loop
-                  s := s + M_COEF(i * ND + d) * counter_digit_step(d, j, NC, G_COEF, D_GROUP, D_DIV);
-                end loop;
-              end if;
-            else
-              s := counter_digit_step(i, j, NC, G_COEF, D_GROUP, D_DIV);
+          if masks then
+            if i < NM then
+              for d in 0 to ND - 1 loop
+                v := v + M_COEF(i * ND + d) *
+                         run_digit_delta(md, d, e, NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+              end loop;
             end if;
-            v := v + T_IN((md * R + e) * NC + j) * s;
-          end loop;
+          else
+            v := run_digit_delta(md, i, e, NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+          end if;
           t((md * NV + i) * R + e) := v;
         end loop;
       end loop;
@@ -111,7 +127,7 @@ architecture rtl of ss_agen is
   function widest_window return natural is
     variable w : natural := 1;
   begin
-    for md in 0 to 1 loop
+    for md in 0 to RUN_MODES - 1 loop
       for i in 0 to NMV - 1 loop
         w := maximum(w, table_max(T_M, (md * NMV + i) * R, MAXRUN) - table_min(T_M, (md * NMV + i) * R, MAXRUN) + 2);
       end loop;
@@ -123,9 +139,20 @@ architecture rtl of ss_agen is
   end function;
   constant SPAN : natural := widest_window;
 
-  signal ctr      : integer_vector(0 to NC - 1) := (others => 0);
+  -- counters of their own width (a counter never reaches its extent)
+  subtype count_t is natural range 0 to table_max(EXTENTS, 0, NC) - 1;
+  type counters_t is array (0 to NC - 1) of count_t;
+  function as_vector(c : counters_t) return integer_vector is
+    variable v : integer_vector(0 to NC - 1);
+  begin
+    for k in 0 to NC - 1 loop
+      v(k) := c(k);
+    end loop;
+    return v;
+  end function;
+  signal ctr      : counters_t := (others => 0);
   signal fin      : boolean := false;
-  signal mode_s   : natural range 0 to 1;
+  signal mode_s   : natural range 0 to RUN_MODES - 1;
 begin
   finished <= fin;
   mode     <= mode_s;
@@ -138,9 +165,11 @@ begin
     variable msk      : boolean;
     variable byte     : natural;
     variable o        : natural range 0 to LINE_BYTES - 1;
-    variable md       : natural range 0 to 1;
+    variable md       : natural range 0 to RUN_MODES - 1;
+    variable zero     : boolean;
     variable stop     : boolean;
-    variable len      : natural range 1 to PER_CYCLE;
+    variable len, len2 : natural range 1 to PER_CYCLE;
+    variable stop1, stop2 : boolean;
     variable lo_c, hi_c : natural range 0 to SPAN;
     variable in0, ine : boolean;
     variable first, t : integer;
@@ -153,7 +182,7 @@ begin
     ine  := false;
     t    := 0;
     stop := false;
-    affine_values(ctr, NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
+    affine_values(as_vector(ctr), NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
                   M_OFFSET, M_COEF, digit, raw, mval);
     msk  := false;
     fill <= 0;
@@ -169,27 +198,40 @@ begin
     end if;
     o := byte mod LINE_BYTES;
     md := 0;
-    if LEVELS > 1 then
-      md := 1;
-      for j in TOP(1) + 1 to NC - 1 loop
-        if ctr(j) /= 0 then
-          md := 0;
-        end if;
+    if MODE1 then  -- every aligned lowest digit at 0
+      zero := true;
+      for d in 0 to ND - 1 loop
+        zero := zero and not (ALIGNED1(d) and digit(d) /= 0);
       end loop;
+      if zero then
+        md := 1;
+      end if;
     end if;
-    len := 1;
-    for mdc in 0 to 1 loop
+    if MODE2 then  -- the levels inside the top one and every aligned lowest digit at 0
+      zero := true;
+      for j in TOP(2) + 1 to NC - 1 loop
+        zero := zero and ctr(j) = 0;
+      end loop;
+      for d in 0 to ND - 1 loop
+        zero := zero and not (ALIGNED2(d) and digit(d) /= 0);
+      end loop;
+      if zero then
+        md := 2;
+      end if;
+    end if;
+    len   := 1;
+    len2  := 1;
+    stop1 := false;
+    stop2 := false;
+    for mdc in 0 to RUN_MODES - 1 loop
       if mdc = md then
-        stop := false;
+        stop  := false;
+        stop1 := false;
+        stop2 := false;
         for e in 1 to MAXRUN - 1 loop
           -- the outermost moving counter stays within its extent
-          stop := stop or ctr(TOP(mdc)) + T_IN((mdc * R + e) * NC + TOP(mdc)) >= EXTENTS(TOP(mdc));
-          -- accessed elements stay in the first one's line
-          t := T_A(mdc * R + e) * EBYTES;
-          if not msk then
-            stop := stop or o + t < 0 or o + t > LINE_BYTES - EBYTES;
-          end if;
-          -- every mask's verdict stays the first element's
+          stop := stop or ctr(TOP(mdc)) >= EXTENTS(TOP(mdc)) - T_IN((mdc * R + e) * NC + TOP(mdc));
+          -- every mask's verdict stays the first element's, ...
           for m in 0 to NM - 1 loop
             first := (mdc * NMV + m) * R;
             if table_min(T_M, first, MAXRUN) /= 0 or table_max(T_M, first, MAXRUN) /= 0 then
@@ -201,10 +243,10 @@ begin
               stop := stop or in0 /= ine;
             end if;
           end loop;
-          -- every lowest digit with a radix stays within it
+          -- every moving digit with a radix stays within it
           for d in 0 to ND - 1 loop
             first := (mdc * ND + d) * R;
-            if D_DIV(d) = 1 and D_MOD(d) /= 0 and
+            if D_MOD(d) /= 0 and
                (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
               run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
                          lo_c, hi_c);
@@ -212,8 +254,19 @@ begin
               stop := stop or not (lo_c <= t and t < hi_c);
             end if;
           end loop;
-          if not stop then
+          -- ... and accessed elements stay in the first one's line (or the next)
+          t := T_A(mdc * R + e) * EBYTES;
+          stop1 := stop1 or stop;
+          stop2 := stop2 or stop;
+          if not msk then
+            stop1 := stop1 or o < -t or o > LINE_BYTES - EBYTES - t;
+            stop2 := stop2 or o < -t or o > 2 * LINE_BYTES - EBYTES - t;
+          end if;
+          if not stop1 then
             len := e + 1;
+          end if;
+          if not stop2 then
+            len2 := e + 1;
           end if;
         end loop;
       end if;
@@ -222,12 +275,13 @@ begin
     line   <= byte / LINE_BYTES;
     off    <= o;
     run    <= len;
+    run2   <= len2;
     mode_s <= md;
   end process;
 
   -- the counters after the consumer takes n elements
   process (clk)
-    variable c     : integer_vector(0 to NC - 1);
+    variable c     : integer_vector(0 to NC - 1);  -- room for the level's wrap
     variable carry : boolean;
   begin
     if rising_edge(clk) then
@@ -235,9 +289,9 @@ begin
         ctr <= (others => 0);
         fin <= false;
       elsif take = '1' and not fin then
-        c     := ctr;
+        c     := as_vector(ctr);
         carry := false;
-        for md in 0 to 1 loop
+        for md in 0 to RUN_MODES - 1 loop
           if md = mode_s then
             for e in 1 to MAXRUN loop
               if n = e then
@@ -266,7 +320,9 @@ begin
             end if;
           end if;
         end loop;
-        ctr <= c;
+        for k in 0 to NC - 1 loop
+          ctr(k) <= c(k);
+        end loop;
         fin <= carry;
       end if;
     end if;

@@ -55,7 +55,14 @@ begin
             -- the first requesting port after the last one served
             p := port_sel;
             for i in 1 to N loop
-              p := (port_sel + i) mod N;
+              -- (port_sel + i) mod N without a divider: yosys' `share` pass enumerates
+              -- the activation patterns of every $mod cell in this exit chain, which
+              -- grow exponentially with N (it ran out of memory at N = 12)
+              if port_sel + i >= N then
+                p := port_sel + i - N;
+              else
+                p := port_sel + i;
+              end if;
               exit when l_req(p) = '1';
             end loop;
             if l_req(p) = '1' then

@@ -71,9 +71,24 @@ package ss_pkg is
   -- L innermost levels that starts with the levels inside the outermost one at zero:
   -- e in mixed radix over their extents (the outermost level takes the quotient).
   function run_delta(e, j, L, NC : natural; EXTENTS : integer_vector) return integer;
+  -- Run modes (ss_agen): 0 the innermost counter moves; 1 it moves and aligned groups
+  -- start at 0; 2 run_levels counters move (those inside the outermost of them at 0)
+  -- and aligned groups start at 0.
+  constant RUN_MODES : positive := 3;
+  function mode_levels(md, NC, ND, PER_CYCLE : natural; EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector)
+    return natural;
+
+  -- A group whose lowest digit has a radix (a flattened window's group) that the levels
+  -- of mode 1 only increase: when its lowest digit is 0 at the start of a run, the run
+  -- may cross that digit's wraps (mode 1: a window row of channels in one run).
+  function aligned_group(g, L, NC, ND : natural; G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return boolean;
+  -- Digit d's change from a run's first element to its element e, in mode md:
+  -- a lowest digit moves with its group's value (modulo its radix in an aligned group),
+  -- the digit above it in an aligned group takes the quotient, the others stay.
+  function run_digit_delta(md, d, e, NC, ND, PER_CYCLE : natural;
+                           EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return integer;
   -- The address offsets (in elements) of a run's elements from its first: index
-  -- mode*(MAXRUN+1) + e, mode 0 a run over the innermost counter (L = 1), mode 1 over
-  -- run_levels levels.
+  -- mode*(MAXRUN+1) + e.
   function run_addr_table(NC, ND, NS, PER_CYCLE : positive;
                           EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_COEF : integer_vector) return integer_vector;
   -- The smallest and largest entry of table(first .. first + count - 1) and 0.
@@ -278,30 +293,78 @@ package body ss_pkg is
     return (e / inner) mod EXTENTS(j);
   end function;
 
+  function mode_levels(md, NC, ND, PER_CYCLE : natural; EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector)
+    return natural is
+  begin
+    if md < 2 then
+      return 1;
+    end if;
+    return maximum(run_levels(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD), 1);
+  end function;
+
+  function aligned_group(g, L, NC, ND : natural; G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return boolean is
+    variable radix : natural := 0;
+    variable moved : boolean := false;
+  begin
+    for d in 0 to ND - 1 loop
+      if D_GROUP(d) = g and D_DIV(d) = 1 then
+        radix := D_MOD(d);
+      end if;
+    end loop;
+    for j in NC - L to NC - 1 loop
+      if G_COEF(g * NC + j) < 0 then
+        return false;
+      end if;
+      moved := moved or G_COEF(g * NC + j) > 0;
+    end loop;
+    return radix /= 0 and moved;
+  end function;
+
+  function run_digit_delta(md, d, e, NC, ND, PER_CYCLE : natural;
+                           EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD : integer_vector) return integer is
+    constant L     : natural := mode_levels(md, NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+    constant g     : natural := D_GROUP(d);
+    variable v     : integer := 0;  -- the group's value's change
+    variable radix : natural := 0;  -- the radix of the group's lowest digit
+  begin
+    for j in NC - L to NC - 1 loop
+      v := v + run_delta(e, j, L, NC, EXTENTS) * G_COEF(g * NC + j);
+    end loop;
+    for l in 0 to ND - 1 loop
+      if D_GROUP(l) = g and D_DIV(l) = 1 then
+        radix := D_MOD(l);
+      end if;
+    end loop;
+    if md >= 1 and aligned_group(g, L, NC, ND, G_COEF, D_GROUP, D_DIV, D_MOD) then
+      if D_DIV(d) = 1 then
+        return v mod radix;
+      elsif D_DIV(d) = radix then
+        return v / radix;
+      end if;
+      return 0;
+    end if;
+    return choose(D_DIV(d) = 1, v, 0);
+  end function;
+
   function run_addr_table(NC, ND, NS, PER_CYCLE : positive;
                           EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_COEF : integer_vector) return integer_vector is
-    constant LV     : natural := run_levels(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
-    constant MAXRUN : positive := choose(LV > 0, PER_CYCLE, 1);
-    variable t      : integer_vector(0 to 2 * (MAXRUN + 1) - 1);
-    variable step   : integer_vector(0 to NC - 1);
+    constant MAXRUN : positive := run_lanes(NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+    variable t      : integer_vector(0 to RUN_MODES * (MAXRUN + 1) - 1);
+    variable dd     : integer_vector(0 to ND - 1);
     variable a, v   : integer;
   begin
-    for j in 0 to NC - 1 loop  -- the address step of counter j
-      a := 0;
-      for c in 0 to NS - 1 loop
-        v := 0;
-        for d in 0 to ND - 1 loop
-          v := v + C_COEF(c * ND + d) * counter_digit_step(d, j, NC, G_COEF, D_GROUP, D_DIV);
-        end loop;
-        a := a * SPACE(c) + v;
-      end loop;
-      step(j) := a;
-    end loop;
-    for md in 0 to 1 loop
+    for md in 0 to RUN_MODES - 1 loop
       for e in 0 to MAXRUN loop
+        for d in 0 to ND - 1 loop
+          dd(d) := run_digit_delta(md, d, e, NC, ND, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD);
+        end loop;
         a := 0;
-        for j in 0 to NC - 1 loop
-          a := a + run_delta(e, j, choose(md = 0, 1, maximum(LV, 1)), NC, EXTENTS) * step(j);
+        for c in 0 to NS - 1 loop  -- the row-major address is linear in the digits
+          v := 0;
+          for d in 0 to ND - 1 loop
+            v := v + C_COEF(c * ND + d) * dd(d);
+          end loop;
+          a := a * SPACE(c) + v;
         end loop;
         t(md * (MAXRUN + 1) + e) := a;
       end loop;

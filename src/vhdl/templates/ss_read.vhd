@@ -53,8 +53,8 @@ architecture rtl of ss_read is
                                                      SPACE, C_COEF);
   -- Bytes below the first element that a run may use (its elements lie in the line, so
   -- within LINE_BYTES - 1 below it): the aligned line is kept from there.
-  constant BELOW  : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, 2 * R) * EBYTES);
-  constant W      : positive := (LINE_BYTES + BELOW) * 8 + BITS;  -- BITS spare zeros on top
+  constant BELOW  : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, RUN_MODES * R) * EBYTES);
+  constant W      : positive := (2 * LINE_BYTES + BELOW) * 8 + BITS;  -- BITS spare zeros on top
   type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
   type flags_t is array (0 to CACHE_LINES - 1) of boolean;
   signal cache       : lines_t := (others => (others => '0'));
@@ -71,10 +71,11 @@ architecture rtl of ss_read is
   signal a_fill      : integer;
   signal a_line      : natural;
   signal a_off       : natural range 0 to LINE_BYTES - 1;
-  signal a_run       : natural range 1 to PER_CYCLE;
-  signal a_mode      : natural range 0 to 1;
+  signal a_run, a_run2 : natural range 1 to PER_CYCLE;
+  signal a_mode      : natural range 0 to RUN_MODES - 1;
   signal cnt0        : natural range 0 to LANES;            -- lanes filled after the hand-off
   signal hit         : integer range -1 to CACHE_LINES - 1;  -- the cached line of the run
+  signal hit2        : integer range -1 to CACHE_LINES - 1;  -- the line after it, if cached
   signal take        : std_logic;
   signal n           : natural range 1 to PER_CYCLE;
 begin
@@ -87,25 +88,32 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              fill => a_fill, line => a_line, off => a_off, run => a_run, mode => a_mode);
+              fill => a_fill, line => a_line, off => a_off, run => a_run, run2 => a_run2, mode => a_mode);
 
   -- a full vector moves to the output register when it is free
   cnt0 <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
 
   process (all)
-    variable h : integer range -1 to CACHE_LINES - 1;
+    variable h, h2 : integer range -1 to CACHE_LINES - 1;
   begin
-    h := -1;
+    h  := -1;
+    h2 := -1;
     for l in 0 to CACHE_LINES - 1 loop
       if cache_valid(l) and cache_tag(l) = a_line then
         h := l;
       end if;
+      if cache_valid(l) and cache_tag(l) = a_line + 1 then
+        h2 := l;
+      end if;
     end loop;
-    hit <= h;
+    hit  <= h;
+    hit2 <= h2;
   end process;
 
   take <= '1' when not waiting and not a_fin and cnt0 < LANES and (a_masked or hit >= 0) else '0';
-  n    <= minimum(a_run, LANES - cnt0) when cnt0 < LANES else 1;
+  n    <= 1 when cnt0 = LANES else
+          minimum(a_run2, LANES - cnt0) when hit2 >= 0 else
+          minimum(a_run, LANES - cnt0);
 
   process (clk)
     variable line   : unsigned(W - 1 downto 0);
@@ -153,12 +161,14 @@ begin
             -- the line with the first element at byte BELOW (W covers every run element)
             line := (others => '0');
             line(BELOW * 8 + LINE_BITS - 1 downto BELOW * 8) := unsigned(cache(maximum(hit, 0)));
+            line((BELOW + LINE_BYTES) * 8 + LINE_BITS - 1 downto (BELOW + LINE_BYTES) * 8) :=
+              unsigned(cache(maximum(hit2, 0)));
             line := shift_down(line, a_off, 8, 6);
             run  := (others => '0');
             for e in 0 to MAXRUN - 1 loop
-              for md in 0 to 1 loop
+              for md in 0 to RUN_MODES - 1 loop
                 if md = a_mode and T_A(md * R + e) * EBYTES + BELOW >= 0 and
-                   T_A(md * R + e) * EBYTES < LINE_BYTES then
+                   T_A(md * R + e) * EBYTES < 2 * LINE_BYTES then
                   run(e * BITS + BITS - 1 downto e * BITS) :=
                     std_logic_vector(line((T_A(md * R + e) * EBYTES + BELOW) * 8 + BITS - 1 downto
                                           (T_A(md * R + e) * EBYTES + BELOW) * 8));

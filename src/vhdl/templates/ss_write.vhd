@@ -47,7 +47,7 @@ architecture rtl of ss_write is
   constant R        : positive := MAXRUN + 1;
   constant T_A      : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
                                                        SPACE, C_COEF);
-  constant BELOW    : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, 2 * R) * EBYTES);
+  constant BELOW    : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, RUN_MODES * R) * EBYTES);
   constant WB       : positive := BELOW + 2 * LINE_BYTES;  -- bytes of the alignment window
   constant NO_BYTES : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
   constant BE_ONES  : unsigned(EBYTES - 1 downto 0) := (others => '1');
@@ -64,7 +64,7 @@ architecture rtl of ss_write is
   signal a_line   : natural;
   signal a_off    : natural range 0 to LINE_BYTES - 1;
   signal a_run    : natural range 1 to PER_CYCLE;
-  signal a_mode   : natural range 0 to 1;
+  signal a_mode   : natural range 0 to RUN_MODES - 1;
   signal take     : std_logic;
   signal n        : natural range 1 to PER_CYCLE;
 begin
@@ -78,7 +78,7 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              fill => a_fill, line => a_line, off => a_off, run => a_run, mode => a_mode);
+              fill => a_fill, line => a_line, off => a_off, run => a_run, run2 => open, mode => a_mode);
 
   take <= '1' when rst = '0' and not flushing and not a_fin and left /= 0 and
                    (a_masked or wbe = NO_BYTES or wline = a_line) else '0';
@@ -135,7 +135,7 @@ begin
           data   := (others => '0');
           be     := (others => '0');
           for e in 0 to MAXRUN - 1 loop
-            for md in 0 to 1 loop
+            for md in 0 to RUN_MODES - 1 loop
               if md = a_mode and e < n and T_A(md * R + e) * EBYTES + BELOW >= 0 and
                  T_A(md * R + e) * EBYTES < LINE_BYTES then
                 data((T_A(md * R + e) * EBYTES + BELOW) * 8 + BITS - 1 downto (T_A(md * R + e) * EBYTES + BELOW) * 8) :=
