@@ -12,15 +12,17 @@
 --   mode 2  when the counters inside level NC-L are all zero, the L = run_levels
 --           innermost counters move together (element e: e in mixed radix over their
 --           extents), so a vector spanning several vector dimensions is one run.
--- Within a run the address, every mask's value and every lowest digit of a group are
--- their first element's values plus constants (tables below, by mode and e). The run
--- ends before the outermost moving counter leaves its extent, before a lowest digit
--- leaves its radix (which would change a divided digit: a flattened window's row), where
--- any mask's verdict changes (so a run is all masked, with one fill, or all accessed),
--- and, for accessed runs, at the first element outside the first element's 64-byte line.
--- Each test is a compare of a small number against a constant per element (run_window),
--- in parallel: no chain through the elements. The consumer takes up to `run` elements
--- (n of them, take = '1') and the counters advance by n at the clock edge.
+-- Within a run the address, every mask's value and every moving digit are their first
+-- element's values plus constants (tables below, by mode and e). The run ends before the
+-- outermost moving counter leaves its extent and before a moving digit leaves its radix
+-- (beyond it a divided digit would change: a flattened window's next row). Each element
+-- is masked, with its mask's fill, or accessed; accessed elements must lie in the first
+-- element's 64-byte line (`run`) or in it and the next (`run2`, for a reader that has
+-- both). A masked first element still locates the run by its address (which may lie
+-- outside the buffer); `runm` is the run's masked prefix, for when that line is not
+-- there. Every test is a compare of a small number against a constant per element
+-- (run_window), in parallel: no chain through the elements. The consumer takes n
+-- elements (take = '1') and the counters advance by n at the clock edge.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -41,12 +43,14 @@ entity ss_agen is
     take     : in std_logic;                          -- the consumer moves n elements
     n        : in natural range 1 to PER_CYCLE;
     finished : out boolean;                           -- every element has moved
-    masked   : out boolean;                           -- the run is masked ...
-    fill     : out integer;                           -- ... and reads as this
-    line     : out natural;                           -- the first element's line
+    masked   : out boolean;                           -- the first element is masked
+    emask    : out std_logic_vector(0 to PER_CYCLE - 1);  -- element e of the run is masked
+    efill    : out integer_vector(0 to PER_CYCLE - 1);    -- and reads as this
+    line     : out integer;                           -- the first element's line
     off      : out natural range 0 to LINE_BYTES - 1; -- and its byte offset in it
     run      : out natural range 1 to PER_CYCLE;      -- elements that may move now ...
     run2     : out natural range 1 to PER_CYCLE;      -- ... if the next line is there too
+    runm     : out natural range 1 to PER_CYCLE;      -- ... if the first line is not there
     mode     : out natural range 0 to RUN_MODES - 1   -- which run table applies
   );
 end entity;
@@ -162,41 +166,33 @@ begin
     variable digit    : integer_vector(0 to ND - 1);
     variable mval     : integer_vector(0 to NMV - 1);
     variable raw      : integer;
-    variable msk      : boolean;
-    variable byte     : natural;
+    variable byte     : signed(33 downto 0);
     variable o        : natural range 0 to LINE_BYTES - 1;
     variable md       : natural range 0 to RUN_MODES - 1;
     variable zero     : boolean;
-    variable stop     : boolean;
-    variable len, len2 : natural range 1 to PER_CYCLE;
-    variable stop1, stop2 : boolean;
+    variable stop, stop1, stop2, stopm : boolean;
+    variable len, len2, lenm : natural range 1 to PER_CYCLE;
     variable lo_c, hi_c : natural range 0 to SPAN;
-    variable in0, ine : boolean;
+    variable ine, me  : boolean;
+    variable fe       : integer;
     variable first, t : integer;
+    variable em       : std_logic_vector(0 to PER_CYCLE - 1);
+    variable ef       : integer_vector(0 to PER_CYCLE - 1);
   begin
     -- every variable is assigned before use on every path (no latches)
     mval := (others => 0);
     lo_c := 0;
     hi_c := 0;
-    in0  := false;
     ine  := false;
     t    := 0;
-    stop := false;
+    em   := (others => '0');
+    ef   := (others => 0);
     affine_values(as_vector(ctr), NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
                   M_OFFSET, M_COEF, digit, raw, mval);
-    msk  := false;
-    fill <= 0;
-    for m in NM - 1 downto 0 loop  -- the first failing mask gives the fill
-      if mval(m) < M_LO(m) or mval(m) >= M_HI(m) then
-        msk  := true;
-        fill <= M_FILL(m);
-      end if;
-    end loop;
-    byte := 0;
-    if not msk then
-      byte := BASE + raw * EBYTES;
-    end if;
-    o := byte mod LINE_BYTES;
+    -- the first element's byte, line and offset (also when it is masked: then its
+    -- address may lie outside the buffer, even below 0, and only locates the run)
+    byte := to_signed(BASE + raw * EBYTES, 34);
+    o    := to_integer(unsigned(byte(5 downto 0)));
     md := 0;
     if MODE1 then  -- every aligned lowest digit at 0
       zero := true;
@@ -219,63 +215,78 @@ begin
         md := 2;
       end if;
     end if;
-    len   := 1;
-    len2  := 1;
-    stop1 := false;
-    stop2 := false;
+    len  := 1;
+    len2 := 1;
+    lenm := 1;
     for mdc in 0 to RUN_MODES - 1 loop
       if mdc = md then
         stop  := false;
         stop1 := false;
         stop2 := false;
-        for e in 1 to MAXRUN - 1 loop
-          -- the outermost moving counter stays within its extent
-          stop := stop or ctr(TOP(mdc)) >= EXTENTS(TOP(mdc)) - T_IN((mdc * R + e) * NC + TOP(mdc));
-          -- every mask's verdict stays the first element's, ...
-          for m in 0 to NM - 1 loop
+        stopm := false;
+        for e in 0 to MAXRUN - 1 loop
+          -- element e is masked (and its fill) by the first mask whose value leaves its range
+          me := false;
+          fe := 0;
+          for m in NM - 1 downto 0 loop
             first := (mdc * NMV + m) * R;
-            if table_min(T_M, first, MAXRUN) /= 0 or table_max(T_M, first, MAXRUN) /= 0 then
-              run_window(mval(m), M_LO(m), M_HI(m), table_min(T_M, first, MAXRUN), table_max(T_M, first, MAXRUN),
-                         lo_c, hi_c);
-              t    := T_M(first + e) - table_min(T_M, first, MAXRUN) + 1;
-              in0  := lo_c <= 1 - table_min(T_M, first, MAXRUN) and 1 - table_min(T_M, first, MAXRUN) < hi_c;
-              ine  := lo_c <= t and t < hi_c;
-              stop := stop or in0 /= ine;
+            run_window(mval(m), M_LO(m), M_HI(m), table_min(T_M, first, MAXRUN), table_max(T_M, first, MAXRUN),
+                       lo_c, hi_c);
+            t   := T_M(first + e) - table_min(T_M, first, MAXRUN) + 1;
+            ine := lo_c <= t and t < hi_c;
+            if not ine then
+              me := true;
+              fe := M_FILL(m);
             end if;
           end loop;
-          -- every moving digit with a radix stays within it
-          for d in 0 to ND - 1 loop
-            first := (mdc * ND + d) * R;
-            if D_MOD(d) /= 0 and
-               (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
-              run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
-                         lo_c, hi_c);
-              t    := T_D(first + e) - table_min(T_D, first, MAXRUN) + 1;
-              stop := stop or not (lo_c <= t and t < hi_c);
+          if me then
+            em(e) := '1';
+          end if;
+          ef(e) := fe;
+          if e > 0 then
+            -- the outermost moving counter stays within its extent
+            stop := stop or ctr(TOP(mdc)) >= EXTENTS(TOP(mdc)) - T_IN((mdc * R + e) * NC + TOP(mdc));
+            -- every moving digit with a radix stays within it
+            for d in 0 to ND - 1 loop
+              first := (mdc * ND + d) * R;
+              if D_MOD(d) /= 0 and
+                 (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
+                run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
+                           lo_c, hi_c);
+                t    := T_D(first + e) - table_min(T_D, first, MAXRUN) + 1;
+                stop := stop or not (lo_c <= t and t < hi_c);
+              end if;
+            end loop;
+            -- accessed elements stay in the first one's line (or the next)
+            t     := T_A(mdc * R + e) * EBYTES;
+            stop1 := stop1 or stop;
+            stop2 := stop2 or stop;
+            stopm := stopm or stop or not me;
+            if not me then
+              stop1 := stop1 or o < -t or o > LINE_BYTES - EBYTES - t;
+              stop2 := stop2 or o < -t or o > 2 * LINE_BYTES - EBYTES - t;
             end if;
-          end loop;
-          -- ... and accessed elements stay in the first one's line (or the next)
-          t := T_A(mdc * R + e) * EBYTES;
-          stop1 := stop1 or stop;
-          stop2 := stop2 or stop;
-          if not msk then
-            stop1 := stop1 or o < -t or o > LINE_BYTES - EBYTES - t;
-            stop2 := stop2 or o < -t or o > 2 * LINE_BYTES - EBYTES - t;
-          end if;
-          if not stop1 then
-            len := e + 1;
-          end if;
-          if not stop2 then
-            len2 := e + 1;
+            if not stop1 then
+              len := e + 1;
+            end if;
+            if not stop2 then
+              len2 := e + 1;
+            end if;
+            if not stopm then
+              lenm := e + 1;
+            end if;
           end if;
         end loop;
       end if;
     end loop;
-    masked <= msk;
-    line   <= byte / LINE_BYTES;
+    masked <= em(0) = '1';
+    emask  <= em;
+    efill  <= ef;
+    line   <= to_integer(byte(33 downto 6));
     off    <= o;
     run    <= len;
     run2   <= len2;
+    runm   <= lenm;
     mode_s <= md;
   end process;
 

@@ -61,17 +61,18 @@ architecture rtl of ss_read is
   signal cache_tag   : integer_vector(0 to CACHE_LINES - 1) := (others => 0);
   signal cache_valid : flags_t := (others => false);
   signal victim      : natural range 0 to CACHE_LINES - 1 := 0;  -- the line replaced next
-  signal miss_line   : natural := 0;
+  signal miss_line   : integer := 0;
   signal waiting     : boolean := false;  -- a line request is outstanding
   signal acc         : std_logic_vector(LANES * BITS - 1 downto 0) := (others => '0');
   signal count       : natural range 0 to LANES := 0;
   signal out_valid   : std_logic := '0';
   -- the address generator and this cycle's decision
   signal a_fin, a_masked : boolean;
-  signal a_fill      : integer;
-  signal a_line      : natural;
+  signal a_emask     : std_logic_vector(0 to PER_CYCLE - 1);
+  signal a_efill     : integer_vector(0 to PER_CYCLE - 1);
+  signal a_line      : integer;
   signal a_off       : natural range 0 to LINE_BYTES - 1;
-  signal a_run, a_run2 : natural range 1 to PER_CYCLE;
+  signal a_run, a_run2, a_runm : natural range 1 to PER_CYCLE;
   signal a_mode      : natural range 0 to RUN_MODES - 1;
   signal cnt0        : natural range 0 to LANES;            -- lanes filled after the hand-off
   signal hit         : integer range -1 to CACHE_LINES - 1;  -- the cached line of the run
@@ -88,7 +89,8 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              fill => a_fill, line => a_line, off => a_off, run => a_run, run2 => a_run2, mode => a_mode);
+              emask => a_emask, efill => a_efill, line => a_line, off => a_off, run => a_run, run2 => a_run2,
+              runm => a_runm, mode => a_mode);
 
   -- a full vector moves to the output register when it is free
   cnt0 <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
@@ -112,6 +114,7 @@ begin
 
   take <= '1' when not waiting and not a_fin and cnt0 < LANES and (a_masked or hit >= 0) else '0';
   n    <= 1 when cnt0 = LANES else
+          minimum(a_runm, LANES - cnt0) when hit < 0 else
           minimum(a_run2, LANES - cnt0) when hit2 >= 0 else
           minimum(a_run, LANES - cnt0);
 
@@ -123,6 +126,7 @@ begin
     if rising_edge(clk) then
       if rst = '1' then
         cache_valid <= (others => false);
+        cache_tag   <= (others => 0);
         victim      <= 0;
         waiting     <= false;
         count       <= 0;
@@ -140,10 +144,14 @@ begin
           if l_ack = '1' then
             l_req               <= '0';
             waiting             <= false;
-            cache(victim)       <= l_rdata;
-            cache_tag(victim)   <= miss_line;
-            cache_valid(victim) <= true;
-            victim              <= (victim + 1) mod CACHE_LINES;
+            cache(victim) <= l_rdata;
+            for l in 0 to CACHE_LINES - 1 loop  -- constant indices: a register per tag
+              if l = victim then
+                cache_tag(l)   <= miss_line;
+                cache_valid(l) <= true;
+              end if;
+            end loop;
+            victim <= (victim + 1) mod CACHE_LINES;
           end if;
         elsif not a_fin and cnt0 < LANES and not a_masked and hit < 0 then
           waiting   <= true;
@@ -152,20 +160,18 @@ begin
           l_addr    <= std_logic_vector(to_unsigned(a_line * LINE_BYTES, 32));
         end if;
         if take = '1' then
-          -- the run's elements, lane 0 first
-          if a_masked then
-            for e in 0 to MAXRUN - 1 loop
-              run(e * BITS + BITS - 1 downto e * BITS) := std_logic_vector(to_signed(a_fill, BITS));
-            end loop;
-          else
-            -- the line with the first element at byte BELOW (W covers every run element)
-            line := (others => '0');
-            line(BELOW * 8 + LINE_BITS - 1 downto BELOW * 8) := unsigned(cache(maximum(hit, 0)));
-            line((BELOW + LINE_BYTES) * 8 + LINE_BITS - 1 downto (BELOW + LINE_BYTES) * 8) :=
-              unsigned(cache(maximum(hit2, 0)));
-            line := shift_down(line, a_off, 8, 6);
-            run  := (others => '0');
-            for e in 0 to MAXRUN - 1 loop
+          -- the run's elements, lane 0 first: the fill of a masked one, else from the
+          -- line (pair) with the first element at byte BELOW (W covers every element)
+          line := (others => '0');
+          line(BELOW * 8 + LINE_BITS - 1 downto BELOW * 8) := unsigned(cache(maximum(hit, 0)));
+          line((BELOW + LINE_BYTES) * 8 + LINE_BITS - 1 downto (BELOW + LINE_BYTES) * 8) :=
+            unsigned(cache(maximum(hit2, 0)));
+          line := shift_down(line, a_off, 8, 6);
+          run  := (others => '0');
+          for e in 0 to MAXRUN - 1 loop
+            if a_emask(e) = '1' then
+              run(e * BITS + BITS - 1 downto e * BITS) := std_logic_vector(to_signed(a_efill(e), BITS));
+            else
               for md in 0 to RUN_MODES - 1 loop
                 if md = a_mode and T_A(md * R + e) * EBYTES + BELOW >= 0 and
                    T_A(md * R + e) * EBYTES < 2 * LINE_BYTES then
@@ -174,8 +180,8 @@ begin
                                           (T_A(md * R + e) * EBYTES + BELOW) * 8));
                 end if;
               end loop;
-            end loop;
-          end if;
+            end if;
+          end loop;
           -- placed at lanes cnt0 .. cnt0 + n - 1
           placed := std_logic_vector(shift_up(resize(unsigned(run), LANES * BITS), cnt0, BITS, bits_for(LANES)));
           for j in 0 to LANES - 1 loop

@@ -55,15 +55,16 @@ architecture rtl of ss_write is
   signal left     : natural range 0 to LANES := 0;  -- lanes of `cur` still to write
   signal wbuf     : std_logic_vector(LINE_BITS - 1 downto 0) := (others => '0');
   signal wbe      : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
-  signal wline    : natural := 0;
+  signal wline    : integer := 0;
   signal flushing : boolean := false;
   signal done_r   : std_logic := '0';
   -- the address generator and this cycle's decision
   signal a_fin, a_masked : boolean;
-  signal a_fill   : integer;
-  signal a_line   : natural;
+  signal a_emask  : std_logic_vector(0 to PER_CYCLE - 1);
+  signal a_line   : integer;
   signal a_off    : natural range 0 to LINE_BYTES - 1;
-  signal a_run    : natural range 1 to PER_CYCLE;
+  signal a_run, a_runm : natural range 1 to PER_CYCLE;
+  signal same     : boolean;  -- the run may use the write buffer's line
   signal a_mode   : natural range 0 to RUN_MODES - 1;
   signal take     : std_logic;
   signal n        : natural range 1 to PER_CYCLE;
@@ -78,11 +79,14 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              fill => a_fill, line => a_line, off => a_off, run => a_run, run2 => open, mode => a_mode);
+              emask => a_emask, efill => open, line => a_line, off => a_off, run => a_run, run2 => open,
+              runm => a_runm, mode => a_mode);
 
-  take <= '1' when rst = '0' and not flushing and not a_fin and left /= 0 and
-                   (a_masked or wbe = NO_BYTES or wline = a_line) else '0';
-  n    <= minimum(a_run, left) when left /= 0 else 1;
+  -- a run whose first element is masked and lies in another line than the buffered one
+  -- takes its masked prefix only (its lanes are dropped)
+  same <= wbe = NO_BYTES or wline = a_line;
+  take <= '1' when rst = '0' and not flushing and not a_fin and left /= 0 and (a_masked or same) else '0';
+  n    <= 1 when left = 0 else minimum(a_run, left) when same else minimum(a_runm, left);
 
   process (clk)
     variable vlanes : unsigned(LANES * VBITS - 1 downto 0);
@@ -129,14 +133,14 @@ begin
         l_wdata  <= wbuf;
         l_be     <= wbe;
       else
-        if not a_masked then
+        if same then
           -- lanes LANES - left .. + n - 1 to their bytes, the first element at byte BELOW
           vlanes := shift_down(unsigned(cur), LANES - left, VBITS, bits_for(LANES));
           data   := (others => '0');
           be     := (others => '0');
           for e in 0 to MAXRUN - 1 loop
             for md in 0 to RUN_MODES - 1 loop
-              if md = a_mode and e < n and T_A(md * R + e) * EBYTES + BELOW >= 0 and
+              if md = a_mode and e < n and a_emask(e) = '0' and T_A(md * R + e) * EBYTES + BELOW >= 0 and
                  T_A(md * R + e) * EBYTES < LINE_BYTES then
                 data((T_A(md * R + e) * EBYTES + BELOW) * 8 + BITS - 1 downto (T_A(md * R + e) * EBYTES + BELOW) * 8) :=
                   unsigned(wrap_to(signed(vlanes(e * VBITS + VBITS - 1 downto e * VBITS)), BITS));
