@@ -93,6 +93,65 @@ TEST(Templates, FlattenedWindowIsAMultiRadixGroup) {
   expectHardwareAgrees(p, "t_addr_flatten");
 }
 
+// Runs (ss_agen): one access per cycle, the other elements of the run at constant offsets.
+// Stride 2 over a padded row: runs start masked (a masked first element still locates
+// the run), turn unmasked mid-run, cross 64-byte lines (the read's line pair and line
+// misses) and end masked again; the vector (48 lanes) is more than a line's worth.
+TEST(Templates, RunsWithStrideTwoCrossLinesAndMasks) {
+  Program p;
+  p.buffers.push_back({"x", 8, {200}, Memory::OffChip, Role::Input});
+  Unit u;
+  u.name = "runs_stride2";
+  AddrGen g = AddrGen::identity({200});
+  g.pad(0, 8, 8, -3);  // positions -8 .. 207 (fill -3)
+  g.regroup({{3, S}, {48, V}}, {lower::Affine{1, {60, 2}}});  // 60*row + 2*lane + 1
+  uint32_t r = UnitBuilder(p, u).read(0, g);
+  writeAll(p, u, r, "y");
+  p.units.push_back(u);
+  expectHardwareAgrees(p, "t_runs_stride2");
+}
+
+// Stride 0 innermost: every lane of a vector is the same element (a broadcast run).
+TEST(Templates, BroadcastRunsRepeatOneElementAcrossTheLanes) {
+  Program p;
+  p.buffers.push_back({"x", 16, {5, 6}, Memory::OffChip, Role::Input});
+  Unit u;
+  u.name = "broadcast";
+  AddrGen g = AddrGen::identity({5, 6});
+  g.repeat(2, 20);  // [5][6][20], the last with stride 0
+  g.counters[2].kind = V;
+  uint32_t r = UnitBuilder(p, u).read(0, g);
+  writeAll(p, u, r, "y");
+  p.units.push_back(u);
+  expectHardwareAgrees(p, "t_broadcast");
+}
+
+// Write runs: a transposed write (stride 3 elements of 16 bits: runs of byte-enabled
+// elements with gaps, several lines per vector) and a padded write (masked lanes are
+// dropped inside and at the start of runs).
+TEST(Templates, WriteRunsWithStrideAndMaskedLanes) {
+  Program p;
+  p.buffers.push_back({"x", 16, {3, 48}, Memory::OffChip, Role::Input});
+  p.buffers.push_back({"t", 16, {48, 3}, Memory::OffChip, Role::Output});
+  p.buffers.push_back({"c", 16, {3, 44}, Memory::OffChip, Role::Output});
+  Unit u;
+  u.name = "write_runs";
+  UnitBuilder b(p, u);
+  AddrGen gx = AddrGen::identity({3, 48});
+  gx.counters[1].kind = V;
+  uint32_t x = b.read(0, gx);
+  AddrGen gt = AddrGen::identity({48, 3});
+  gt.transpose(0, 1);  // [3][48], stride 3
+  gt.counters[1].kind = V;
+  b.write(1, gt, x);
+  AddrGen gc = AddrGen::identity({3, 44});
+  gc.pad(1, 1, 3, 0);  // [3][48]: lanes 0, 45, 46, 47 fall outside and are dropped
+  gc.counters[1].kind = V;
+  b.write(2, gc, x);
+  p.units.push_back(u);
+  expectHardwareAgrees(p, "t_write_runs");
+}
+
 TEST(Templates, StreamVectorConversionsAndReductions) {
   Program p;
   p.buffers.push_back({"x", 8, {3, 4, 6}, Memory::OffChip, Role::Input});
