@@ -30,6 +30,8 @@ package ss_pkg is
   -- per output bit over every input bit in GHDL's synthesis).
   function shift_down(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
   function shift_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
+  -- v (UNIT * 2**ABITS bits) rotated away from bit 0 by (amount mod 2**ABITS) * UNIT bits
+  function rotate_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
   -- The bits to count 0 .. n.
   function bits_for(n : natural) return positive;
 
@@ -127,7 +129,9 @@ package body ss_pkg is
     constant A : unsigned(ABITS - 1 downto 0) := to_unsigned(amount, ABITS);
     variable r, t : unsigned(v'length - 1 downto 0) := v;
   begin
-    for i in 0 to ABITS - 1 loop
+    -- largest step first: when only the low bits of the result are used, synthesis
+    -- prunes every later stage to them and the steps still to come
+    for i in ABITS - 1 downto 0 loop
       if A(i) = '1' then
         t := r;
         for b in 0 to v'length - 1 loop
@@ -155,6 +159,22 @@ package body ss_pkg is
           else
             r(b) := '0';
           end if;
+        end loop;
+      end if;
+    end loop;
+    return r;
+  end function;
+
+  function rotate_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
+    constant A : unsigned(31 downto 0) := to_unsigned(amount, 32);
+    constant N : natural := v'length;
+    variable r, t : unsigned(N - 1 downto 0) := v;
+  begin
+    for i in 0 to ABITS - 1 loop
+      if A(i) = '1' then
+        t := r;
+        for b in 0 to N - 1 loop
+          r(b) := t((b - UNIT * 2 ** i) mod N);
         end loop;
       end if;
     end loop;

@@ -13,7 +13,7 @@
 -- first element's): if that line is cached, the line is shifted once by the first
 -- element's byte offset, its elements are picked at constant byte offsets (the run
 -- table T_A: stride 1, 2, 0 or a window's pattern), and the run is placed at lane
--- `count` by one lane shifter; otherwise the line is requested (l_req held until l_ack,
+-- `count` by one rotation of the run's lanes; otherwise the line is requested (l_req held until l_ack,
 -- which comes with l_rdata). So the hardware per instance is one affine access, one
 -- line aligner and one lane aligner, whatever PER_CYCLE is.
 library ieee;
@@ -55,6 +55,9 @@ architecture rtl of ss_read is
   -- within LINE_BYTES - 1 below it): the aligned line is kept from there.
   constant BELOW  : natural := minimum(LINE_BYTES - 1, -table_min(T_A, 0, RUN_MODES * R) * EBYTES);
   constant W      : positive := (2 * LINE_BYTES + BELOW) * 8 + BITS;  -- BITS spare zeros on top
+  -- the run is rotated to lane count mod P2, then lane j takes rotated lane j mod P2
+  constant PBITS  : positive := bits_for(MAXRUN - 1);
+  constant P2     : positive := 2 ** PBITS;
   type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
   type flags_t is array (0 to CACHE_LINES - 1) of boolean;
   signal cache       : lines_t := (others => (others => '0'));
@@ -121,7 +124,7 @@ begin
   process (clk)
     variable line   : unsigned(W - 1 downto 0);
     variable run    : std_logic_vector(MAXRUN * BITS - 1 downto 0);
-    variable placed : std_logic_vector(LANES * BITS - 1 downto 0);
+    variable placed : unsigned(P2 * BITS - 1 downto 0);
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -183,10 +186,12 @@ begin
             end if;
           end loop;
           -- placed at lanes cnt0 .. cnt0 + n - 1
-          placed := std_logic_vector(shift_up(resize(unsigned(run), LANES * BITS), cnt0, BITS, bits_for(LANES)));
+          -- (a rotation of the run's MAXRUN lanes, not a shifter as wide as the vector)
+          placed := rotate_up(resize(unsigned(run), P2 * BITS), cnt0, BITS, PBITS);
           for j in 0 to LANES - 1 loop
             if j >= cnt0 and j < cnt0 + n then
-              acc(j * BITS + BITS - 1 downto j * BITS) <= placed(j * BITS + BITS - 1 downto j * BITS);
+              acc(j * BITS + BITS - 1 downto j * BITS) <=
+                std_logic_vector(placed((j mod P2) * BITS + BITS - 1 downto (j mod P2) * BITS));
             end if;
           end loop;
           count <= cnt0 + n;
