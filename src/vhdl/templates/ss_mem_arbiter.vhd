@@ -43,6 +43,7 @@ begin
     variable p : natural range 0 to N - 1;
   begin
     if rising_edge(clk) then
+      p     := port_sel;  -- assigned on every path: a variable kept across cycles is a latch
       l_ack <= (others => '0');
       if rst = '1' then
         state     <= IDLE;
@@ -50,10 +51,10 @@ begin
         avm_read  <= '0';
         avm_write <= '0';
       else
-        case state is
-          when IDLE =>
+        -- an if chain, not `case state`: GHDL writes the case as a Verilog case over a one-hot
+        -- selector without a default, and yosys infers latches for it
+        if state = IDLE then
             -- the first requesting port after the last one served
-            p := port_sel;
             for i in 1 to N loop
               -- (port_sel + i) mod N without a divider: yosys' `share` pass enumerates
               -- the activation patterns of every $mod cell in this exit chain, which
@@ -79,27 +80,27 @@ begin
                 state          <= ISSUE_READ;
               end if;
             end if;
-          when ISSUE_READ =>
+        elsif state = ISSUE_READ then
             if avm_waitrequest = '0' then
               avm_read <= '0';
               state    <= WAIT_DATA;
             end if;
-          when WAIT_DATA =>
+        elsif state = WAIT_DATA then
             if avm_readdatavalid = '1' then
               l_rdata         <= avm_readdata;
               l_ack(port_sel) <= '1';
               state           <= ACKED;
             end if;
-          when ISSUE_WRITE =>
+        elsif state = ISSUE_WRITE then
             if avm_waitrequest = '0' then
               avm_write       <= '0';
               l_ack(port_sel) <= '1';
               state           <= ACKED;
             end if;
-          when ACKED =>
+        elsif state = ACKED then
             -- the port drops its request on seeing l_ack; look again next cycle
             state <= IDLE;
-        end case;
+        end if;
       end if;
     end if;
   end process;
