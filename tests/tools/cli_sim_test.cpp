@@ -4,6 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "tool_runner.h"
 
 namespace skeleshare::testing {
@@ -55,6 +60,58 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
   }
   EXPECT_NE(multipliers[0], multipliers[1]);
 }
+
+// Every benchmark's small variant, extracted at two DSP budgets that force different
+// designs, simulated with 25% random memory wait states and compared bit for bit (issue #6,
+// acceptance 1; self-attention is the test above). The effort limit keeps extraction to a
+// few seconds and, being a work count, keeps the designs deterministic. TinyYolo-small's
+// channel counts (2 ... 128) leave no single convolution function for all its layers, so it
+// may build one convolution unit per layer (--max-conv-units 16), as in tests/lower.
+struct BudgetPair {
+  const char* file;
+  const char* high;
+  const char* low;
+  std::vector<std::string> extra;
+};
+
+class CliSimBudgets : public ::testing::TestWithParam<BudgetPair> {};
+
+TEST_P(CliSimBudgets, BothBudgetsPassBitExactWithDifferentDesigns) {
+  const BudgetPair& p = GetParam();
+  std::vector<std::pair<int64_t, int64_t>> designs;  // (DSP multipliers, shared calls)
+  for (const char* budget : {p.high, p.low}) {
+    auto dir = scratchDir();
+    std::vector<std::string> args{"sim",  bench(p.file), "--dsp-budget", budget, "--effort", "10000000", "--seed", "3",
+                                  "--json", "-q",         "-o",           (dir / "out").string()};
+    args.insert(args.end(), p.extra.begin(), p.extra.end());
+    auto r = runTool(args, dir);
+    ASSERT_EQ(r.exitCode, 0) << p.file << " at " << budget << " DSPs\n" << r.out << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["result"], "PASS");
+    EXPECT_LE(j["dsp_multipliers"].get<int64_t>(), std::stoll(budget));
+    auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+    EXPECT_EQ(report["lowered_dsps"], j["dsp_multipliers"]);
+    designs.emplace_back(j["dsp_multipliers"].get<int64_t>(), report["lowered_calls"].get<int64_t>());
+    std::cerr << p.file << " at " << budget << " DSPs: " << j["dsp_multipliers"] << " multipliers, "
+              << report["lowered_calls"] << " shared calls, " << j["simulated_cycles"] << " simulated cycles, "
+              << j["predicted_cycles"] << " predicted, " << j["estimated_cycles"] << " estimated\n";
+  }
+  EXPECT_NE(designs[0], designs[1]) << "the two budgets should force different designs";
+}
+
+std::string budgetName(const ::testing::TestParamInfo<BudgetPair>& info) {
+  std::string s = info.param.file;
+  return s.substr(0, s.find('.'));
+}
+
+INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(BudgetPair{"stencil4_small.dsl", "1518", "32", {}}),
+                         budgetName);
+// Tens of thousands to millions of simulated cycles: GHDL time, the same in every build
+// type, so the Sanitize run skips them (`ctest -E HeavySim`, .ci/dev).
+INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets,
+                         ::testing::Values(BudgetPair{"vgg_cifar_small.dsl", "512", "256", {}},
+                                           BudgetPair{"tinyyolo_v2_small.dsl", "1024", "512", {"--max-conv-units", "16"}}),
+                         budgetName);
 
 TEST(CliCompile, WritesVhdlByDefault) {
   auto dir = scratchDir();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -55,10 +56,13 @@ inline RunResult runShell(const std::string& cmdline, const std::filesystem::pat
 }
 
 /// Runs `skeleshare ARGS...` (each argument quoted).
-inline RunResult runTool(std::initializer_list<std::string> args, const std::filesystem::path& dir) {
+inline RunResult runTool(const std::vector<std::string>& args, const std::filesystem::path& dir) {
   std::string cmd = shellQuote(SKELESHARE_TOOL);
   for (const auto& a : args) cmd += " " + shellQuote(a);
   return runShell(cmd, dir);
+}
+inline RunResult runTool(std::initializer_list<std::string> args, const std::filesystem::path& dir) {
+  return runTool(std::vector<std::string>(args), dir);
 }
 
 inline std::filesystem::path sourcePath(const std::string& rel) {
