@@ -63,8 +63,8 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
 
 // Every benchmark's small variant, extracted at two DSP budgets that force different
 // designs, simulated with 25% random memory wait states and compared bit for bit (issue #6,
-// acceptance 1; self-attention is the test above). The effort limit keeps extraction to a
-// few seconds and, being a work count, keeps the designs deterministic. TinyYolo-small's
+// acceptance 1; self-attention is the test above). Extraction takes under a second at the
+// default effort limit (a work count, so the designs are deterministic). TinyYolo-small's
 // channel counts (2 ... 128) leave no single convolution function for all its layers, so it
 // may build one convolution unit per layer (--max-conv-units 16), as in tests/lower.
 struct BudgetPair {
@@ -74,6 +74,8 @@ struct BudgetPair {
   std::vector<std::string> extra;
 };
 
+void PrintTo(const BudgetPair& p, std::ostream* os) { *os << p.file << " at " << p.high << " and " << p.low << " DSPs"; }
+
 class CliSimBudgets : public ::testing::TestWithParam<BudgetPair> {};
 
 TEST_P(CliSimBudgets, BothBudgetsPassBitExactWithDifferentDesigns) {
@@ -81,8 +83,8 @@ TEST_P(CliSimBudgets, BothBudgetsPassBitExactWithDifferentDesigns) {
   std::vector<std::pair<int64_t, int64_t>> designs;  // (DSP multipliers, shared calls)
   for (const char* budget : {p.high, p.low}) {
     auto dir = scratchDir();
-    std::vector<std::string> args{"sim",  bench(p.file), "--dsp-budget", budget, "--effort", "10000000", "--seed", "3",
-                                  "--json", "-q",         "-o",           (dir / "out").string()};
+    std::vector<std::string> args{"sim", bench(p.file), "--dsp-budget", budget, "--seed", "3", "--json", "-q", "-o",
+                                  (dir / "out").string()};
     args.insert(args.end(), p.extra.begin(), p.extra.end());
     auto r = runTool(args, dir);
     ASSERT_EQ(r.exitCode, 0) << p.file << " at " << budget << " DSPs\n" << r.out << r.err;
@@ -106,11 +108,19 @@ std::string budgetName(const ::testing::TestParamInfo<BudgetPair>& info) {
 
 INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(BudgetPair{"stencil4_small.dsl", "1518", "32", {}}),
                          budgetName);
-// Tens of thousands to millions of simulated cycles: GHDL time, the same in every build
+// VGG: one ParallelConv unit called 13 times, 288 and 208 DSP multipliers; tens of
+// thousands of simulated cycles, tens of seconds of GHDL each: the same in every build
 // type, so the Sanitize run skips them (`ctest -E HeavySim`, .ci/dev).
-INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets,
-                         ::testing::Values(BudgetPair{"vgg_cifar_small.dsl", "512", "256", {}},
-                                           BudgetPair{"tinyyolo_v2_small.dsl", "1024", "512", {"--max-conv-units", "16"}}),
+INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(BudgetPair{"vgg_cifar_small.dsl", "512", "256", {}}),
+                         budgetName);
+// TinyYolo: 850 000 - 950 000 simulated cycles, 3-6 minutes of GHDL each (bit-exact when
+// run): too long for the default suite until the window reads move more than one element
+// per cycle (docs/hardware.md). On demand:
+//   test_tools --gtest_also_run_disabled_tests --gtest_filter='*TinyYolo*'
+// An effort of 30M (about 10 s of extraction) finds designs 3-20x faster than 10M does.
+INSTANTIATE_TEST_SUITE_P(DISABLED_HeavySimTinyYolo, CliSimBudgets,
+                         ::testing::Values(BudgetPair{"tinyyolo_v2_small.dsl", "1024", "512",
+                                                      {"--max-conv-units", "16", "--effort", "30000000"}}),
                          budgetName);
 
 TEST(CliCompile, WritesVhdlByDefault) {
