@@ -2,7 +2,7 @@
 """Synthesise a `skeleshare compile` output with GHDL and yosys and report its resources.
 
     benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
-                            [--entity NAME [-g GENERIC=VALUE]...]
+                            [--hierarchical] [--entity NAME [-g GENERIC=VALUE]...]
 
 DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
 in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsps").
@@ -10,6 +10,10 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
 1. `ghdl synth --std=08 --out=verilog FILES... -e TOP` (GHDL 2.0 has no yosys plugin here,
    so the netlist goes to yosys as Verilog): DIR/synth/TOP.v.
 2. `yosys -p "read_verilog TOP.v; synth_intel_alm -family cyclone10gx -top TOP; stat -json"`
+   (`--hierarchical`: `synth_intel_alm -noflatten` and `stat -json -top TOP`, the cells of
+   every module times its instances: no optimisation across module boundaries. The
+   flattened run drops most of the datapath, for a reason not yet found;
+   docs/hardware.md.)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
 3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
    percentages of the device named in report.json (rules/devices/<device>.json).
@@ -33,6 +37,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,6 +55,17 @@ def load_json(path):
     try:
         with open(path) as f:
             return json.load(f)
+    except (OSError, ValueError) as e:
+        raise SynthError(f"{path}: cannot read: {e}")
+
+
+def load_yosys_stat(path):
+    """yosys 0.23's `stat -json -top TOP` writes its text hierarchy (`  module  count` lines)
+    into the JSON between the modules and "design"; those lines are dropped."""
+    try:
+        with open(path) as f:
+            lines = [l for l in f if not re.fullmatch(r"\s*[^\s\"{}:,]+\s+\d+\s*", l)]
+        return json.loads("".join(lines))
     except (OSError, ValueError) as e:
         raise SynthError(f"{path}: cannot read: {e}")
 
@@ -147,6 +163,8 @@ def main():
     ap.add_argument("--ghdl-only", action="store_true", help="stop after `ghdl synth` (Verilog written, no yosys)")
     ap.add_argument("--ghdl-timeout", type=float, default=0, help="seconds; 0 = none")
     ap.add_argument("--yosys-timeout", type=float, default=0, help="seconds; 0 = none")
+    ap.add_argument("--hierarchical", action="store_true",
+                    help="synthesise every module on its own (synth_intel_alm -noflatten) and sum over the hierarchy")
     ap.add_argument("--entity", help="synthesise this entity instead of report.json's top")
     ap.add_argument("-g", dest="generics", action="append", default=[], metavar="NAME=VALUE",
                     help="a top-level generic for --entity (repeatable)")
@@ -187,16 +205,18 @@ def main():
 
     if not args.ghdl_only:
         stat_json = os.path.join(work, "stat.json")
-        script = (f"read_verilog {top}.v; synth_intel_alm -family {FAMILY} -top {top}; "
-                  f"tee -q -o stat.json stat -json")
+        flatten, stat_top = ("-noflatten", f" -top {top}") if args.hierarchical else ("", "")
+        script = (f"read_verilog {top}.v; synth_intel_alm -family {FAMILY} -top {top} {flatten}; "
+                  f"tee -q -o stat.json stat -json{stat_top}")
         yosys_s = run_tool("yosys", [args.yosys, "-q", "-l", "yosys.log", "-p", script], work,
                            os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout,
                            progress_log=os.path.join(work, "yosys.log"))
-        stat = load_json(stat_json)
-        module = stat.get("modules", {}).get("\\" + top) or stat.get("design")
+        stat = load_yosys_stat(stat_json)
+        module = (stat.get("design") if args.hierarchical else None) or stat.get("modules", {}).get("\\" + top) \
+            or stat.get("design")
         if not module or "num_cells_by_type" not in module:
             raise SynthError(f"{stat_json}: no cell statistics for {top}")
-        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY}",
+        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {flatten}".rstrip(),
                       "yosys_seconds": round(yosys_s, 1), "cells": module["num_cells_by_type"]})
         synth.update(count_cells(module["num_cells_by_type"]))
         synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
