@@ -496,6 +496,23 @@ std::string AddrGen::check() const {
       dig[at].hi = std::min(dig[at].hi, m.hi - 1 - m.expr.offset);
     }
   }
+  // For coordinates no single mask guards. Masks over the same expression (a pad of a
+  // pad) guard their intersection: a coordinate is decomposed once per expression, so it
+  // must see the tightest range.
+  std::vector<Mask> tightest;
+  for (const auto& m : masks) {
+    auto same = std::find_if(tightest.begin(), tightest.end(), [&](const Mask& t) { return t.expr == m.expr; });
+    if (same == tightest.end()) {
+      tightest.push_back(m);
+    } else {
+      same->lo = std::max(same->lo, m.lo);
+      same->hi = std::min(same->hi, m.hi);
+    }
+  }
+  std::vector<const Mask*> byWidth;  // wider masks first: they cover sums of digits
+  for (const auto& m : tightest) byWidth.push_back(&m);
+  auto width = [](const Mask* m) { return std::count_if(m->expr.coef.begin(), m->expr.coef.end(), [](int64_t c) { return c != 0; }); };
+  std::stable_sort(byWidth.begin(), byWidth.end(), [&](const Mask* x, const Mask* y) { return width(x) > width(y); });
   for (size_t d = 0; d < coords.size(); ++d) {
     Range r = rangeOf(coords[d], dig);
     if (r.lo >= 0 && r.hi < space[d]) continue;
@@ -506,22 +523,6 @@ std::string AddrGen::check() const {
       Affine rest = coords[d];
       Range acc{rest.offset, rest.offset};
       rest.offset = 0;
-      // Masks over the same expression (a pad of a pad) guard their intersection: a
-      // coordinate is decomposed once per expression, so it must see the tightest range.
-      std::vector<Mask> tightest;
-      for (const auto& m : masks) {
-        auto same = std::find_if(tightest.begin(), tightest.end(), [&](const Mask& t) { return t.expr == m.expr; });
-        if (same == tightest.end()) {
-          tightest.push_back(m);
-        } else {
-          same->lo = std::max(same->lo, m.lo);
-          same->hi = std::min(same->hi, m.hi);
-        }
-      }
-      std::vector<const Mask*> byWidth;  // wider masks first: they cover sums of digits
-      for (const auto& m : tightest) byWidth.push_back(&m);
-      auto width = [](const Mask* m) { return std::count_if(m->expr.coef.begin(), m->expr.coef.end(), [](int64_t c) { return c != 0; }); };
-      std::stable_sort(byWidth.begin(), byWidth.end(), [&](const Mask* x, const Mask* y) { return width(x) > width(y); });
       for (const Mask* mp : byWidth) {
         const Mask& m = *mp;
         size_t first = nd;
