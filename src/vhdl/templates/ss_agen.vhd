@@ -154,6 +154,7 @@ architecture rtl of ss_agen is
     end loop;
     return v;
   end function;
+  type windows_t is array (natural range <>) of natural range 0 to SPAN;
   signal ctr      : counters_t := (others => 0);
   signal fin      : boolean := false;
   signal mode_s   : natural range 0 to RUN_MODES - 1;
@@ -178,6 +179,10 @@ begin
     variable first, t : integer;
     variable em       : std_logic_vector(0 to PER_CYCLE - 1);
     variable ef       : integer_vector(0 to PER_CYCLE - 1);
+    -- each mask's and digit's clamped window, computed once per cycle (not once per
+    -- element: GHDL synth would write a copy of the clamping logic for every element)
+    variable mask_lo, mask_hi : windows_t(0 to NMV - 1);
+    variable digit_lo, digit_hi : windows_t(0 to ND - 1);
   begin
     -- every variable is assigned before use on every path (no latches)
     mval := (others => 0);
@@ -187,6 +192,10 @@ begin
     t    := 0;
     em   := (others => '0');
     ef   := (others => 0);
+    mask_lo := (others => 0);
+    mask_hi := (others => 0);
+    digit_lo := (others => 0);
+    digit_hi := (others => 0);
     affine_values(as_vector(ctr), NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
                   M_OFFSET, M_COEF, digit, raw, mval);
     -- the first element's byte, line and offset (also when it is masked: then its
@@ -224,16 +233,31 @@ begin
         stop1 := false;
         stop2 := false;
         stopm := false;
+        for m in 0 to NM - 1 loop
+          first := (mdc * NMV + m) * R;
+          run_window(mval(m), M_LO(m), M_HI(m), table_min(T_M, first, MAXRUN), table_max(T_M, first, MAXRUN),
+                     lo_c, hi_c);
+          mask_lo(m) := lo_c;
+          mask_hi(m) := hi_c;
+        end loop;
+        for d in 0 to ND - 1 loop
+          first := (mdc * ND + d) * R;
+          if D_MOD(d) /= 0 and
+             (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
+            run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
+                       lo_c, hi_c);
+            digit_lo(d) := lo_c;
+            digit_hi(d) := hi_c;
+          end if;
+        end loop;
         for e in 0 to MAXRUN - 1 loop
           -- element e is masked (and its fill) by the first mask whose value leaves its range
           me := false;
           fe := 0;
           for m in NM - 1 downto 0 loop
             first := (mdc * NMV + m) * R;
-            run_window(mval(m), M_LO(m), M_HI(m), table_min(T_M, first, MAXRUN), table_max(T_M, first, MAXRUN),
-                       lo_c, hi_c);
             t   := T_M(first + e) - table_min(T_M, first, MAXRUN) + 1;
-            ine := lo_c <= t and t < hi_c;
+            ine := mask_lo(m) <= t and t < mask_hi(m);
             if not ine then
               me := true;
               fe := M_FILL(m);
@@ -251,10 +275,8 @@ begin
               first := (mdc * ND + d) * R;
               if D_MOD(d) /= 0 and
                  (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
-                run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
-                           lo_c, hi_c);
                 t    := T_D(first + e) - table_min(T_D, first, MAXRUN) + 1;
-                stop := stop or not (lo_c <= t and t < hi_c);
+                stop := stop or not (digit_lo(d) <= t and t < digit_hi(d));
               end if;
             end loop;
             -- accessed elements stay in the first one's line (or the next)
