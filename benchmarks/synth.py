@@ -2,7 +2,8 @@
 """Synthesise a `skeleshare compile` output with GHDL and yosys and report its resources.
 
     benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
-                            [--hierarchical] [--entity NAME [-g GENERIC=VALUE]...]
+                            [--hierarchical] [--lut-mapper abc9|abc]
+                            [--entity NAME [-g GENERIC=VALUE]...]
 
 DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
 in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsps").
@@ -14,6 +15,8 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    every module times its instances: no optimisation across module boundaries. The
    flattened run drops most of the datapath, for a reason not yet found;
    docs/hardware.md.)
+   (`--lut-mapper abc`: the same script up to its map_luts step, then classic `abc -lut 6`
+   and the ALM cell mapping: no timing model, but it finishes where abc9 runs for hours.)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
 3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
    percentages of the device named in report.json (rules/devices/<device>.json).
@@ -165,6 +168,9 @@ def main():
     ap.add_argument("--yosys-timeout", type=float, default=0, help="seconds; 0 = none")
     ap.add_argument("--hierarchical", action="store_true",
                     help="synthesise every module on its own (synth_intel_alm -noflatten) and sum over the hierarchy")
+    ap.add_argument("--lut-mapper", choices=["abc9", "abc"], default="abc9",
+                    help="LUT mapping: synth_intel_alm's own abc9 (default), or classic `abc -lut 6` after its "
+                         "map_ffs step (no timing model; finishes on designs where abc9 does not)")
     ap.add_argument("--entity", help="synthesise this entity instead of report.json's top")
     ap.add_argument("-g", dest="generics", action="append", default=[], metavar="NAME=VALUE",
                     help="a top-level generic for --entity (repeatable)")
@@ -206,8 +212,13 @@ def main():
     if not args.ghdl_only:
         stat_json = os.path.join(work, "stat.json")
         flatten, stat_top = ("-noflatten", f" -top {top}") if args.hierarchical else ("", "")
-        script = (f"read_verilog {top}.v; synth_intel_alm -family {FAMILY} -top {top} {flatten}; "
-                  f"tee -q -o stat.json stat -json{stat_top}")
+        synth_cmd = f"synth_intel_alm -family {FAMILY} -top {top} {flatten}".rstrip()
+        if args.lut_mapper == "abc":
+            # the same flow up to map_luts, then classic ABC and the ALM cell mapping that
+            # synth_intel_alm applies after abc9
+            synth_cmd = (f"{synth_cmd} -run begin:map_luts; abc -lut 6; "
+                         "techmap -map +/intel_alm/common/alm_map.v; opt -fast; clean")
+        script = f"read_verilog {top}.v; {synth_cmd}; tee -q -o stat.json stat -json{stat_top}"
         yosys_s = run_tool("yosys", [args.yosys, "-q", "-l", "yosys.log", "-p", script], work,
                            os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout,
                            progress_log=os.path.join(work, "yosys.log"))
@@ -216,7 +227,8 @@ def main():
             or stat.get("design")
         if not module or "num_cells_by_type" not in module:
             raise SynthError(f"{stat_json}: no cell statistics for {top}")
-        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {flatten}".rstrip(),
+        mapper = " (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else ""
+        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {flatten}".rstrip() + mapper,
                       "yosys_seconds": round(yosys_s, 1), "cells": module["num_cells_by_type"]})
         synth.update(count_cells(module["num_cells_by_type"]))
         synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
