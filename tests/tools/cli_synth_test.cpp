@@ -56,6 +56,22 @@ TEST(CliSynth, YosysMapsTheEmittedMultipliersTwoPerDspBlock) {
   }
 }
 
+TEST(CliSynth, ClassicAbcMapperKeepsTheFlowUpToLutMapping) {
+  // --lut-mapper abc runs synth_intel_alm up to map_luts and maps LUTs with classic abc:
+  // DSPs and flip-flops are mapped before that step, so they must match the abc9 flow's.
+  auto dir = scratchDir();
+  auto out = compileSmallStencil(dir);
+  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
+                        " --lut-mapper abc --entity ss_reduce_vec -g KIND=add -g LANES_OUT=1 -g N=24 -g I_BITS=8 -g O_BITS=32",
+                    dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
+  EXPECT_NE(s["tool"].get<std::string>().find("abc -lut 6"), std::string::npos) << s.dump();
+  EXPECT_GT(s["luts"].get<int64_t>(), 0) << s.dump();   // an adder tree of 24 bytes is logic
+  EXPECT_GE(s["ffs"].get<int64_t>(), 32);               // its registered sum
+  EXPECT_EQ(s["dsps"], 0);
+}
+
 TEST(CliSynth, ToolFailureIsAnErrorWithTheToolsLastLines) {
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
