@@ -2,7 +2,7 @@
 """Synthesise a `skeleshare compile` output with GHDL and yosys and report its resources.
 
     benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
-                            [--hierarchical] [--lut-mapper abc9|abc]
+                            [--hierarchical | --per-module [--jobs N]] [--lut-mapper abc9|abc]
                             [--entity NAME [-g GENERIC=VALUE]...]
 
 DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
@@ -15,6 +15,10 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    every module times its instances: no optimisation across module boundaries. The
    flattened run drops most of the datapath, for a reason not yet found;
    docs/hardware.md.)
+   (`--per-module`: the same as --hierarchical, but one yosys run per module of the netlist
+   with its submodules as black boxes (benchmarks/verilog_modules.py splits it), `--jobs N`
+   at once; a module whose text and script are unchanged keeps its DIR/synth/modules/
+   result, so a stopped run resumes. The cells are summed times each module's instances.)
    (`--lut-mapper abc`: the same script up to its map_luts step, then classic `abc -lut 6`
    and the ALM cell mapping: no timing model, but it finishes where abc9 runs for hours.)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
@@ -37,6 +41,8 @@ Exit 0 on success, 1 on bad input or a tool failure (with the tool's last lines)
 """
 
 import argparse
+import collections
+import concurrent.futures
 import json
 import math
 import os
@@ -45,6 +51,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import verilog_modules
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAMILY = "cyclone10gx"
@@ -134,6 +142,74 @@ def count_cells(cells):
     }
 
 
+def synth_command(args, top, flatten):
+    cmd = f"synth_intel_alm -family {FAMILY} -top {top} {flatten}".rstrip()
+    if args.lut_mapper == "abc":
+        # the same flow up to map_luts, then classic ABC and the ALM cell mapping that
+        # synth_intel_alm applies after abc9
+        cmd += " -run begin:map_luts; abc -lut 6; techmap -map +/intel_alm/common/alm_map.v; opt -fast; clean"
+    return cmd
+
+
+def synth_per_module(args, verilog, top, work):
+    """One yosys run per module of the netlist, its submodules read as black boxes (ports
+    only): the same result as `-noflatten` in one run (no optimisation crosses a module
+    boundary there either), but each run holds one module, several can run at once, and a
+    module whose text and script are unchanged keeps its earlier result. Returns (yosys
+    seconds summed over the runs, the hierarchy's cells, {"unique", "synthesised", "reused"})."""
+    with open(verilog) as f:
+        modules = verilog_modules.split_modules(f.read())
+    kids = verilog_modules.children(modules)
+    try:
+        counts = verilog_modules.instance_counts(top, kids)
+    except ValueError as e:
+        raise SynthError(f"{verilog}: {e}")
+    mdir = os.path.join(work, "modules")
+    os.makedirs(mdir, exist_ok=True)
+
+    def unchanged(path, text):
+        if not os.path.isfile(path):
+            return False
+        with open(path) as f:
+            return f.read() == text
+
+    def run(name):
+        """(seconds, reused) for one module; its cells are in modules/NAME.stat.json."""
+        v, ys, stat = (os.path.join(mdir, name + ext) for ext in (".v", ".ys", ".stat.json"))
+        script = "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids[name]))
+        script += f"read_verilog {name}.v\n{synth_command(args, name, '-noflatten')}\ntee -q -o {name}.stat.json stat -json\n"
+        if unchanged(v, modules[name]) and unchanged(ys, script) and os.path.isfile(stat):
+            return 0.0, True
+        if os.path.isfile(stat):
+            os.unlink(stat)
+        for path, text in ((v, modules[name]), (ys, script)):
+            with open(path, "w") as f:
+                f.write(text)
+        for c in kids[name]:  # the black boxes' texts
+            with open(os.path.join(mdir, c + ".v"), "w") as f:
+                f.write(modules[c])
+        seconds = run_tool(f"yosys ({name})", [args.yosys, "-q", "-l", name + ".log", "-s", name + ".ys"], mdir,
+                           os.path.join(mdir, name + ".out"), os.path.join(mdir, name + ".err"), args.yosys_timeout,
+                           progress_log=os.path.join(mdir, name + ".log"))
+        return seconds, False
+
+    names = sorted(counts, key=lambda n: -len(modules[n]))  # the largest first: they bound the wall time
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = dict(zip(names, pool.map(run, names)))
+    cells = collections.Counter()
+    for name in names:
+        stat = load_yosys_stat(os.path.join(mdir, name + ".stat.json"))
+        own = stat.get("modules", {}).get("\\" + name) or stat.get("modules", {}).get(name)
+        if not own or "num_cells_by_type" not in own:
+            raise SynthError(f"{mdir}/{name}.stat.json: no cell statistics for {name}")
+        for kind, n in own["num_cells_by_type"].items():
+            if kind.lstrip("\\") not in modules:  # a submodule is counted as itself
+                cells[kind] += n * counts[name]
+    reused = sum(1 for _, r in results.values() if r)
+    done = {"unique": len(names), "synthesised": len(names) - reused, "reused": reused}
+    return sum(s for s, _ in results.values()), dict(sorted(cells.items())), done
+
+
 def device_for(report, device_arg):
     path = device_arg or os.path.join(REPO, "rules", "devices", report.get("device", "arria10_gx1150") + ".json")
     dev = load_json(path)
@@ -171,6 +247,10 @@ def main():
     ap.add_argument("--lut-mapper", choices=["abc9", "abc"], default="abc9",
                     help="LUT mapping: synth_intel_alm's own abc9 (default), or classic `abc -lut 6` after its "
                          "map_ffs step (no timing model; finishes on designs where abc9 does not)")
+    ap.add_argument("--per-module", action="store_true",
+                    help="like --hierarchical, but one yosys run per module (submodules as black boxes), "
+                         "reusing the results of modules whose text and script are unchanged")
+    ap.add_argument("--jobs", type=int, default=1, help="--per-module: yosys runs at once (default 1)")
     ap.add_argument("--entity", help="synthesise this entity instead of report.json's top")
     ap.add_argument("-g", dest="generics", action="append", default=[], metavar="NAME=VALUE",
                     help="a top-level generic for --entity (repeatable)")
@@ -210,27 +290,28 @@ def main():
     print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog", flush=True)
 
     if not args.ghdl_only:
-        stat_json = os.path.join(work, "stat.json")
-        flatten, stat_top = ("-noflatten", f" -top {top}") if args.hierarchical else ("", "")
-        synth_cmd = f"synth_intel_alm -family {FAMILY} -top {top} {flatten}".rstrip()
-        if args.lut_mapper == "abc":
-            # the same flow up to map_luts, then classic ABC and the ALM cell mapping that
-            # synth_intel_alm applies after abc9
-            synth_cmd = (f"{synth_cmd} -run begin:map_luts; abc -lut 6; "
-                         "techmap -map +/intel_alm/common/alm_map.v; opt -fast; clean")
-        script = f"read_verilog {top}.v; {synth_cmd}; tee -q -o stat.json stat -json{stat_top}"
-        yosys_s = run_tool("yosys", [args.yosys, "-q", "-l", "yosys.log", "-p", script], work,
-                           os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout,
-                           progress_log=os.path.join(work, "yosys.log"))
-        stat = load_yosys_stat(stat_json)
-        module = (stat.get("design") if args.hierarchical else None) or stat.get("modules", {}).get("\\" + top) \
-            or stat.get("design")
-        if not module or "num_cells_by_type" not in module:
-            raise SynthError(f"{stat_json}: no cell statistics for {top}")
+        flatten = "-noflatten" if args.hierarchical or args.per_module else ""
+        if args.per_module:
+            yosys_s, cells, done = synth_per_module(args, verilog, top, work)
+            synth.update({"modules": done})
+        else:
+            stat_json = os.path.join(work, "stat.json")
+            stat_top = f" -top {top}" if args.hierarchical else ""
+            script = f"read_verilog {top}.v; {synth_command(args, top, flatten)}; tee -q -o stat.json stat -json{stat_top}"
+            yosys_s = run_tool("yosys", [args.yosys, "-q", "-l", "yosys.log", "-p", script], work,
+                               os.path.join(work, "yosys.out"), os.path.join(work, "yosys.err"), args.yosys_timeout,
+                               progress_log=os.path.join(work, "yosys.log"))
+            stat = load_yosys_stat(stat_json)
+            module = (stat.get("design") if args.hierarchical else None) \
+                or stat.get("modules", {}).get("\\" + top) or stat.get("design")
+            if not module or "num_cells_by_type" not in module:
+                raise SynthError(f"{stat_json}: no cell statistics for {top}")
+            cells = module["num_cells_by_type"]
         mapper = " (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else ""
-        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {flatten}".rstrip() + mapper,
-                      "yosys_seconds": round(yosys_s, 1), "cells": module["num_cells_by_type"]})
-        synth.update(count_cells(module["num_cells_by_type"]))
+        how = " (one run per module)" if args.per_module else ""
+        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {flatten}".rstrip() + mapper
+                      + how, "yosys_seconds": round(yosys_s, 1), "cells": cells})
+        synth.update(count_cells(cells))
         synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
                             "m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
                             "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}

@@ -72,6 +72,33 @@ TEST(CliSynth, ClassicAbcMapperKeepsTheFlowUpToLutMapping) {
   EXPECT_EQ(s["dsps"], 0);
 }
 
+TEST(CliSynth, HierarchyOfANetlistIsCountedPerInstance) {
+  // the module splitting and instance counting of --per-module (doctests in the script)
+  auto dir = scratchDir();
+  auto r = runShell("/usr/bin/python3 -m doctest " + shellQuote(sourcePath("benchmarks/verilog_modules.py").string()), dir);
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+}
+
+TEST(CliSynth, PerModuleRunsReuseUnchangedModules) {
+  auto dir = scratchDir();
+  auto out = compileSmallStencil(dir);
+  std::string cmd = "/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
+                    " --per-module --lut-mapper abc --entity ss_reduce_vec -g KIND=add -g LANES_OUT=1 -g N=24 -g I_BITS=8"
+                    " -g O_BITS=32";
+  nlohmann::json first;
+  for (int run = 0; run < 2; ++run) {
+    auto r = runShell(cmd, dir);
+    ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+    auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
+    EXPECT_EQ(s["modules"]["unique"], 1) << s.dump();
+    EXPECT_EQ(s["modules"]["reused"], run) << s.dump();  // the second run synthesises nothing
+    if (run == 0) first = s;
+    EXPECT_EQ(s["luts"], first["luts"]);
+    EXPECT_EQ(s["ffs"], first["ffs"]);
+    EXPECT_GT(s["luts"].get<int64_t>(), 0);
+  }
+}
+
 TEST(CliSynth, ToolFailureIsAnErrorWithTheToolsLastLines) {
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
