@@ -9,6 +9,7 @@
 #include <map>
 
 #include "skeleshare/vhdl/emitter.h"
+#include "skeleshare/vhdl/read_cache.h"
 #include "vhdl_text.h"
 
 namespace skeleshare::vhdl::detail {
@@ -260,10 +261,10 @@ class UnitWriter {
         body_ += fmt::format(
             "  n{0}_read : entity work.ss_read  -- buffer {1}\n"
             "    generic map (\n      {2},\n"
-            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7})\n"
-            "    port map (clk => clk, rst => rst, {8},\n              {9});\n",
+            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, CACHE_LINES => {8})\n"
+            "    port map (clk => clk, rst => rst, {9},\n              {10});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
-            perCycle(lanesOf(n.type), r.bits), port, outPorts(i));
+            perCycle(lanesOf(n.type), r.bits), readCacheLines(n.addr, r.base, r.bits / 8), port, outPorts(i));
         return;
       }
       case Prim::Write: {
