@@ -108,18 +108,14 @@ std::string budgetName(const ::testing::TestParamInfo<BudgetPair>& info) {
 
 INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(BudgetPair{"stencil4_small.dsl", "1518", "32", {}}),
                          budgetName);
-// VGG: one ParallelConv unit called 13 times, 288 and 208 DSP multipliers; tens of
-// thousands of simulated cycles, tens of seconds of GHDL each: the same in every build
-// type, so the Sanitize run skips them (`ctest -E HeavySim`, .ci/dev).
-INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(BudgetPair{"vgg_cifar_small.dsl", "512", "256", {}}),
-                         budgetName);
-// TinyYolo: 850 000 - 950 000 simulated cycles, 3-6 minutes of GHDL each (bit-exact when
-// run): too long for the default suite until the window reads move more than one element
-// per cycle (docs/hardware.md). On demand:
-//   test_tools --gtest_also_run_disabled_tests --gtest_filter='*TinyYolo*'
-// An effort of 30M (about 10 s of extraction) finds designs 3-20x faster than 10M does.
-INSTANTIATE_TEST_SUITE_P(DISABLED_HeavySimTinyYolo, CliSimBudgets,
-                         ::testing::Values(BudgetPair{"tinyyolo_v2_small.dsl", "1024", "512",
+// VGG: one ParallelConv unit called 13 times, 288 and 208 DSP multipliers; TinyYolo:
+// one convolution unit per layer (--max-conv-units 16; an effort of 30M, about 10 s of
+// extraction, finds designs 3-20x faster than 10M does). 90 000 - 400 000 simulated
+// cycles, 30-90 s of GHDL each: the same in every build type, so the Sanitize run skips
+// them (`ctest -E HeavySim`, .ci/dev).
+INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets,
+                         ::testing::Values(BudgetPair{"vgg_cifar_small.dsl", "512", "256", {}},
+                                           BudgetPair{"tinyyolo_v2_small.dsl", "1024", "512",
                                                       {"--max-conv-units", "16", "--effort", "30000000"}}),
                          budgetName);
 

@@ -3,8 +3,9 @@
 --
 -- The buffer starts at byte BASE; element i occupies EBYTES bytes at BASE + i*EBYTES,
 -- little-endian. CACHE_LINES 512-bit lines are cached (fully associative, replaced in
--- turn); a window that spans rows of the buffer (a convolution's) hits after its first
--- pass. Lanes are filled lane 0 first; a completed vector waits in the output register
+-- turn); the emitter sizes the cache from the read's line sequence (vhdl/read_cache.h),
+-- so a window that spans rows of the buffer (a convolution's) or a gather that returns
+-- to the same lines (its weights) hits after its first pass. Lanes are filled lane 0 first; a completed vector waits in the output register
 -- while the next one is assembled. Every list generic has at least one entry; NC, NG,
 -- ND, NS, NM say how many are real (docs/hardware.md).
 --
