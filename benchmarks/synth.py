@@ -121,6 +121,37 @@ def run_tool(name, argv, cwd, stdout_path, log_path, timeout, progress_log=None)
     return seconds
 
 
+# GHDL 2.0's Verilog writer prints a constant wider than 32 bits that it compares or muxes
+# as a string literal, `$signed("0000...01111111")`. In Verilog a string is ASCII, eight
+# bits a character, so yosys reads 0x30/0x31 bytes: the saturation bounds of `ss_unop`
+# became constants far out of range, its output constant, and the flattened design lost
+# every multiplier feeding it (docs/hardware.md, "Synthesis and resources").
+GHDL_BIT_STRING = re.compile(r'"([01xzXZ]+)"')
+
+
+def sized_bit_literal(m):
+    """A string of bits as the sized binary literal GHDL meant.
+    >>> GHDL_BIT_STRING.sub(sized_bit_literal, 'a = $signed(b) < $signed("1110000000");')
+    "a = $signed(b) < $signed(10'b1110000000);"
+    """
+    return f"{len(m.group(1))}'b{m.group(1)}"
+
+
+def fix_ghdl_verilog(path):
+    """Rewrites GHDL's bit-string literals in the netlist at path (line by line: netlists
+    reach gigabytes); comments are left alone. Returns how many were rewritten."""
+    fixed = 0
+    tmp = path + ".tmp"
+    with open(path) as src, open(tmp, "w") as dst:
+        for line in src:
+            if '"' in line and not line.lstrip().startswith(("/*", "//")):
+                line, n = GHDL_BIT_STRING.subn(sized_bit_literal, line)
+                fixed += n
+            dst.write(line)
+    os.replace(tmp, path)
+    return fixed
+
+
 def count_cells(cells):
     """Resource figures from yosys `stat -json` cell counts (see the module docstring)."""
     luts = {k: v for k, v in cells.items() if k.startswith("MISTRAL_ALUT")}
@@ -285,9 +316,12 @@ def main():
     ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *(f"-g{g}" for g in args.generics),
                                     *files, "-e", top], work, verilog,
                       os.path.join(work, "ghdl.log"), args.ghdl_timeout)
+    literals = fix_ghdl_verilog(verilog)
     synth = {"entity": top, "generics": args.generics, "tool": "ghdl synth --std=08 --out=verilog",
-             "ghdl_seconds": round(ghdl_s, 1), "verilog_bytes": os.path.getsize(verilog)}
-    print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog", flush=True)
+             "ghdl_seconds": round(ghdl_s, 1), "verilog_bytes": os.path.getsize(verilog),
+             "ghdl_string_literals_fixed": literals}
+    print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog "
+          f"({literals} bit-string literals rewritten as sized binary)", flush=True)
 
     if not args.ghdl_only:
         flatten = "-noflatten" if args.hierarchical or args.per_module else ""

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <utility>
+#include <vector>
 
 #include "tool_runner.h"
 
@@ -32,6 +35,36 @@ TEST(CliSynth, GhdlSynthesisesTheSmallStencil) {
   EXPECT_GT(report["synth"]["verilog_bytes"].get<int64_t>(), 0);
   std::string verilog = readFile(out / "synth" / "stencil4_small_top.v");
   EXPECT_NE(verilog.find("module stencil4_small_top"), std::string::npos);
+}
+
+TEST(CliSynth, YosysReadsGhdlsWideConstantsAsNumbers) {
+  // GHDL 2.0 writes a constant wider than 32 bits as a Verilog string ("0...01111111"),
+  // which yosys reads as ASCII: ss_unop's saturation bounds became huge, its output the
+  // constant -128, and the flattened designs lost every multiplier feeding it. synth.py
+  // rewrites those strings as sized binary literals; yosys' SAT-based simulation of the
+  // netlist it hands on must saturate like the template.
+  auto dir = scratchDir();
+  auto out = compileSmallStencil(dir);
+  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
+                        " --ghdl-only --entity ss_unop -g OP=sat -g LANES=1 -g I_BITS=32 -g O_BITS=8 -g K=8",
+                    dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
+  EXPECT_GE(s["ghdl_string_literals_fixed"].get<int64_t>(), 2) << s.dump();  // the two bounds
+  auto netlist = out / "synth" / "ss_unop" / "ss_unop.v";
+  for (auto [in, expected] : std::vector<std::pair<int, std::string>>{{1000, "7f"}, {-1000, "80"}, {100, "64"}, {-5, "fb"}}) {
+    // two clock steps from reset state: the registered output holds apply(i_data) at step 2
+    auto sim = runShell("yosys -p " +
+                            shellQuote("read_verilog " + netlist.string() +
+                                       "; prep -top ss_unop; flatten; sat -seq 2 -set-init-zero -set rst 0"
+                                       " -set i_valid 1 -set o_ready 1 -set i_data " + std::to_string(in) +
+                                       " -show o_data"),
+                        dir);
+    ASSERT_EQ(sim.exitCode, 0) << sim.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(sim.out, m, std::regex(R"(\n\s+2 \\o_data\s+-?\d+\s+([0-9a-f]+)\s)"))) << sim.out;
+    EXPECT_EQ(m[1].str(), expected) << "saturate(" << in << ")";
+  }
 }
 
 TEST(CliSynth, YosysMapsTheEmittedMultipliersTwoPerDspBlock) {
