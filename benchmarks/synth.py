@@ -9,12 +9,12 @@ DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the 
 in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsps").
 
 1. `ghdl synth --std=08 --out=verilog FILES... -e TOP` (GHDL 2.0 has no yosys plugin here,
-   so the netlist goes to yosys as Verilog): DIR/synth/TOP.v.
+   so the netlist goes to yosys as Verilog): DIR/synth/TOP.v, with GHDL's string-literal
+   constants (wider than 32 bits, which Verilog reads as ASCII) rewritten as sized binary.
 2. `yosys -p "read_verilog TOP.v; synth_intel_alm -family cyclone10gx -top TOP; stat -json"`
    (`--hierarchical`: `synth_intel_alm -noflatten` and `stat -json -top TOP`, the cells of
-   every module times its instances: no optimisation across module boundaries. The
-   flattened run drops most of the datapath, for a reason not yet found;
-   docs/hardware.md.)
+   every module times its instances: no optimisation across module boundaries, so an
+   upper bound of the flattened run's figures.)
    (`--per-module`: the same as --hierarchical, but one yosys run per module of the netlist
    with its submodules as black boxes (benchmarks/verilog_modules.py splits it), `--jobs N`
    at once; a module whose text and script are unchanged keeps its DIR/synth/modules/
