@@ -200,6 +200,21 @@ class Tool:
         j["exit_code"] = r.returncode
         return j
 
+    def synthesise(self, out_dir, timeout, jobs):
+        """benchmarks/synth.py on a compiled design (one yosys run per module, classic ABC:
+        the mode that finishes on full designs); it adds "synth" to DIR/report.json. Returns
+        the new report, or None and why not."""
+        cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "synth.py"), out_dir, "--per-module",
+               "--lut-mapper", "abc", "--jobs", str(jobs), "--yosys-timeout", f"{timeout:g}"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, f"synth.py exited {r.returncode}: {r.stderr.strip()[-300:]}"
+        try:
+            with open(os.path.join(out_dir, "report.json")) as f:
+                return json.load(f), None
+        except (OSError, ValueError) as e:
+            return None, f"synth.py wrote no report: {e}"
+
     def simulate(self, design_ir, out_dir, timeout):
         """`skeleshare sim` of an extracted design, lowered as written; a dict or None."""
         if not self.has_sim or "--as-written" not in self.sim_help:
@@ -253,6 +268,11 @@ def hardware_columns(report):
             "dsp": first_key(synth, ["dsp", "dsps", "dsp_blocks", "multipliers"]),
             "raw": synth,
         }
+        # synth.py's figures with the device percentages Table III gives
+        pct = synth.get("percent") if isinstance(synth.get("percent"), dict) else {}
+        for col, key, name in (("logic", "alms", "ALMs"), ("ram", "m20k", "M20K"), ("dsp", "dsps", "DSP blocks")):
+            if isinstance(synth.get(key), (int, float)) and pct.get(key) is not None:
+                cols["synth"][col] = (name, f"{synth[key]:,} ({pct[key]:g}%)")
     return cols
 
 
@@ -291,6 +311,12 @@ def run_experiments(args, tool, exps, limits):
                "note": note, "sim": None, "lowered": None}
         if report and report.get("status") == "ok":
             res["lowered"] = tool.lower(os.path.join(out_dir, "design.ir"), os.path.join(out_dir, "lowered"))
+        if args.synth and report and report.get("status") == "ok" and not report.get("synth"):
+            synthesised, why = tool.synthesise(out_dir, args.synth_timeout, args.synth_jobs)
+            if synthesised:
+                res["report"] = report = synthesised
+            else:
+                res["note"] = "; ".join(x for x in (note, why) if x)
         if not args.skip_hw and report and report.get("status") == "ok":
             cycles = report.get("predicted_cycles") or 0
             if cycles > args.sim_max_cycles:
@@ -563,6 +589,11 @@ def main():
     ap.add_argument("--sim-timeout", type=float, default=600.0, help="seconds per simulation (default 600)")
     ap.add_argument("--sim-max-cycles", type=int, default=DEFAULT_SIM_MAX_CYCLES,
                     help=f"simulate only designs predicted to take at most this many cycles (default {DEFAULT_SIM_MAX_CYCLES:,})")
+    ap.add_argument("--synth", action="store_true",
+                    help="synthesise every design with benchmarks/synth.py --per-module --lut-mapper abc "
+                         "(Logic/RAM/DSP columns; hours for VGG and TinyYolo)")
+    ap.add_argument("--synth-timeout", type=float, default=3600.0, help="yosys seconds per module (default 3600)")
+    ap.add_argument("--synth-jobs", type=int, default=1, help="yosys runs at once (default 1)")
     ap.add_argument("--no-figures", action="store_true", help="only Table III")
     ap.add_argument("--fig12-effort", type=int,
                     help="extraction effort of the Fig. 12 slices (default: that of the table)")

@@ -313,8 +313,10 @@ def main():
         top, key, work = args.entity, "synth_entity", os.path.join(work, args.entity)
     os.makedirs(work, exist_ok=True)
     verilog = os.path.join(work, top + ".v")
+    # relative paths: GHDL writes them into the netlist's comments, and a netlist that does
+    # not depend on where DIR is lets --per-module reuse its runs in a copy of DIR
     ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *(f"-g{g}" for g in args.generics),
-                                    *files, "-e", top], work, verilog,
+                                    *(os.path.relpath(p, work) for p in files), "-e", top], work, verilog,
                       os.path.join(work, "ghdl.log"), args.ghdl_timeout)
     literals = fix_ghdl_verilog(verilog)
     synth = {"entity": top, "generics": args.generics, "tool": "ghdl synth --std=08 --out=verilog",
