@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <fstream>
 #include <sstream>
 
@@ -28,11 +29,23 @@ std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// The shell words that run GHDL with `backend` (the wrapper reads GHDL_BACKEND).
+std::string ghdlWords(GhdlBackend backend) {
+  switch (backend) {
+    case GhdlBackend::Mcode: return "GHDL_BACKEND=mcode ghdl";
+    case GhdlBackend::Llvm: return "GHDL_BACKEND=llvm ghdl";
+    case GhdlBackend::Default: break;
+  }
+  return "ghdl";
+}
+
 GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::path& lib,
-                   const std::vector<std::filesystem::path>& files, const std::filesystem::path& log) {
+                   const std::vector<std::filesystem::path>& files, const std::filesystem::path& log,
+                   GhdlBackend backend = GhdlBackend::Default) {
   GhdlResult r;
   std::filesystem::create_directories(lib);
-  std::string cmd = fmt::format("cd {} && ghdl -a --std=08 --workdir={}", quote(workDir.string()), quote(lib.string()));
+  std::string cmd = fmt::format("cd {} && {} -a --std=08 --workdir={}", quote(workDir.string()), ghdlWords(backend),
+                                quote(lib.string()));
   for (const auto& f : files) cmd += " " + quote(std::filesystem::absolute(f).string());
   r.ok = runLogged(cmd, log);
   if (!r.ok) r.failedStep = "analyse";
@@ -43,14 +56,26 @@ GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::
 
 bool ghdlAvailable() { return std::system("ghdl --version >/dev/null 2>&1") == 0; }
 
+GhdlBackend chooseGhdlBackend(const std::string& name, int64_t estimatedCycles) {
+  bool llvm = std::system("ghdl-llvm --version >/dev/null 2>&1") == 0;
+  if (name == "mcode") return GhdlBackend::Mcode;
+  if (name == "llvm") {
+    if (!llvm) throw std::runtime_error("the GHDL llvm backend is not installed (apt-get install ghdl-llvm)");
+    return GhdlBackend::Llvm;
+  }
+  if (name != "auto") throw std::invalid_argument("unknown GHDL backend '" + name + "' (auto, mcode or llvm)");
+  return llvm && estimatedCycles >= kLlvmMinEstimatedCycles ? GhdlBackend::Llvm : GhdlBackend::Default;
+}
+
 GhdlResult ghdlSimulate(const std::filesystem::path& workDir, const std::vector<std::filesystem::path>& files,
-                        const std::string& entity, const std::vector<std::pair<std::string, std::string>>& generics) {
+                        const std::string& entity, const std::vector<std::pair<std::string, std::string>>& generics,
+                        GhdlBackend backend) {
   std::filesystem::create_directories(workDir);
   auto log = workDir / "ghdl.log";
   std::filesystem::remove(log);
   auto lib = std::filesystem::absolute(workDir / "work");
-  GhdlResult r = analyse(workDir, lib, files, log);
-  std::string base = fmt::format("cd {} && ghdl", quote(workDir.string()));
+  GhdlResult r = analyse(workDir, lib, files, log, backend);
+  std::string base = fmt::format("cd {} && {}", quote(workDir.string()), ghdlWords(backend));
   if (r.ok && !runLogged(fmt::format("{} -e --std=08 --workdir={} {}", base, quote(lib.string()), entity), log)) {
     r.ok = false;
     r.failedStep = "elaborate";

@@ -57,7 +57,8 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
                                {"RESULT_FILE", "result.txt"},
                                {"SEED", std::to_string(o.seed % 2147483646 + 1)},
                                {"STALL_PCT", std::to_string(o.stallPercent)},
-                               {"MAX_CYCLES", std::to_string(o.maxCycles)}});
+                               {"MAX_CYCLES", std::to_string(o.maxCycles)}},
+                              o.backend);
   r.log = g.log;
   std::istringstream result(readFile(simDir / "result.txt"));
   std::string word;

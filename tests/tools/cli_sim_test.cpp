@@ -137,6 +137,26 @@ TEST(CliCompile, WritesVhdlByDefault) {
   EXPECT_TRUE(std::filesystem::exists(dir / "out" / "vhdl" / "stencil4_small_quartus.tcl"));
 }
 
+TEST(CliSim, BothGhdlBackendsSimulateTheSameCycles) {
+  // .ci/dev installs ghdl-llvm; mcode is GHDL's default. Same design, same seed: the
+  // same outputs (PASS) and the same cycle count under either code generator.
+  auto dir = scratchDir();
+  std::vector<int64_t> cycles;
+  for (const char* backend : {"mcode", "llvm"}) {
+    auto r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "32", "--seed", "5", "--json", "-q",
+                      "--ghdl-backend", backend, "-o", (dir / backend).string()},
+                     dir);
+    ASSERT_EQ(r.exitCode, 0) << backend << "\n" << r.out << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["result"], "PASS");
+    EXPECT_EQ(j["ghdl_backend"], backend);
+    cycles.push_back(j["simulated_cycles"].get<int64_t>());
+  }
+  EXPECT_EQ(cycles[0], cycles[1]);
+  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--ghdl-backend", "gcc", "-q"}, dir);
+  EXPECT_EQ(r.exitCode, 2) << r.err;  // not a backend this build chooses from
+}
+
 TEST(CliSim, UsesGivenInputs) {
   auto dir = scratchDir();
   // an all-zero image gives all-zero edges through the whole pipeline

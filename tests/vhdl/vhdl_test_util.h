@@ -13,6 +13,7 @@
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/resources.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "skeleshare/vhdl/ghdl.h"
 #include "skeleshare/vhdl/simulate.h"
@@ -51,6 +52,7 @@ inline Simulated emitAndSimulate(const lower::Program& prog, const std::map<std:
   SimOptions so;
   so.seed = seed;
   so.maxCycles = maxCycles;
+  so.backend = chooseGhdlBackend("auto", lower::estimateCycles(prog).total);  // as `skeleshare sim` does
   s.sim = simulate(s.design, tb, inputs, dir / "vhdl", dir / "sim", so);
   return s;
 }

@@ -2,6 +2,7 @@
 // Running GHDL (VHDL-2008, the Debian mcode build) on emitted files: analyse, elaborate,
 // run a testbench with generics, and `ghdl synth`. Each step's output is kept in a log.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -18,9 +19,24 @@ struct GhdlResult {
 /// True when `ghdl` can be run.
 bool ghdlAvailable();
 
+/// The GHDL code generator a simulation uses (`GHDL_BACKEND` of Debian's `ghdl` wrapper).
+/// mcode compiles in memory and starts at once; llvm compiles to native code first (about
+/// 2 s more) and then runs the same testbench about twice as fast (measured on the
+/// benchmarks' designs: docs/hardware.md, "Simulation").
+enum class GhdlBackend { Default, Mcode, Llvm };
+
+/// "auto": llvm when `ghdl-llvm` is installed and the simulation is long enough to repay
+/// the native compile (the lowering estimates at least `kLlvmMinEstimatedCycles`
+/// cycles), otherwise GHDL's default (mcode); "mcode" and "llvm" as named. Throws
+/// std::invalid_argument on another name and std::runtime_error when llvm is asked for
+/// but not installed.
+GhdlBackend chooseGhdlBackend(const std::string& name, int64_t estimatedCycles);
+inline constexpr int64_t kLlvmMinEstimatedCycles = 4096;
+
 /// Analyses `files` (in order) into workDir/work, elaborates `entity`, runs it with the
 GhdlResult ghdlSimulate(const std::filesystem::path& workDir, const std::vector<std::filesystem::path>& files,
-                        const std::string& entity, const std::vector<std::pair<std::string, std::string>>& generics);
+                        const std::string& entity, const std::vector<std::pair<std::string, std::string>>& generics,
+                        GhdlBackend backend = GhdlBackend::Default);
 
 /// `ghdl synth --std=08` of `top` from `files` (analysed into workDir/synth-work).
 /// `outFile`, when not empty, receives the netlist (`--out=verilog` when it ends in .v).

@@ -10,6 +10,7 @@
 
 #include "skeleshare/support/tensor.h"
 #include "skeleshare/vhdl/emitter.h"
+#include "skeleshare/vhdl/ghdl.h"
 
 namespace skeleshare::vhdl {
 
@@ -22,6 +23,7 @@ struct SimOptions {
   uint64_t seed = 1;          // the memory model's random wait states
   int stallPercent = 25;      // waitrequest on about this share of cycles
   int64_t maxCycles = 50'000'000;
+  GhdlBackend backend = GhdlBackend::Default;
 };
 
 struct SimResult {

@@ -34,6 +34,7 @@ struct SimCommandOptions {
   bool quiet = false;
   int stallPercent = 25;
   int64_t maxCycles = 50'000'000;
+  std::string backend = "auto";
 };
 
 using Json = nlohmann::ordered_json;
@@ -75,6 +76,11 @@ int runSim(SimCommandOptions o) {
     return code;
   };
   if (!vhdl::ghdlAvailable()) return err("ghdl is not installed (apt-get install ghdl)", kExitInputError);
+  try {
+    vhdl::chooseGhdlBackend(o.backend, 0);  // an unavailable backend is refused before anything is written
+  } catch (const std::exception& e) {
+    return err(e.what(), kExitInputError);
+  }
   auto loaded = loadProgram(o.file, std::cerr);
   if (!loaded) return kExitInputError;
   Tensors inputs;
@@ -115,6 +121,11 @@ int runSim(SimCommandOptions o) {
   so.seed = o.seed;
   so.stallPercent = o.stallPercent;
   so.maxCycles = o.maxCycles;
+  try {
+    so.backend = vhdl::chooseGhdlBackend(o.backend, c.estimatedCycles);
+  } catch (const std::exception& e) {
+    return err(e.what(), kExitInputError);
+  }
   vhdl::TestbenchFiles tb = vhdl::emitTestbench(*c.hardware, tdir);
   vhdl::SimResult r = vhdl::simulate(*c.hardware, tb, inputs, dir / "vhdl", dir / "sim", so);
 
@@ -132,6 +143,7 @@ int runSim(SimCommandOptions o) {
   j["simulated_over_predicted"] =
       c.predictedCycles > 0 ? Json(static_cast<double>(r.cycles) / static_cast<double>(c.predictedCycles)) : Json(nullptr);
   j["dsp_multipliers"] = c.hardware->dspLanes;
+  j["ghdl_backend"] = so.backend == vhdl::GhdlBackend::Llvm ? "llvm" : so.backend == vhdl::GhdlBackend::Mcode ? "mcode" : "default";
   if (!r.ok) j["error"] = r.error;
   if (bad) j["mismatch"] = {{"buffer", bad->buffer}, {"index", bad->index}, {"expected", bad->expected}, {"got", bad->got}};
   j["output_dir"] = dir.string();
@@ -161,6 +173,9 @@ Command addSimCommand(CLI::App& root) {
       ->check(CLI::Range(0, 95));
   app->add_option("--max-cycles", o->maxCycles, "fail when the design is not done after this many cycles")
       ->check(CLI::PositiveNumber);
+  app->add_option("--ghdl-backend", o->backend,
+                  "GHDL code generator: auto (llvm for long simulations when ghdl-llvm is installed), mcode or llvm")
+      ->check(CLI::IsMember({"auto", "mcode", "llvm"}));
   addCompileFlags(*app, o->compile);
   app->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
   return {app, [o] { return runSim(*o); }};
