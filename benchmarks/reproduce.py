@@ -10,7 +10,7 @@ estimated cycles, simulated cycles, yosys Logic/RAM/DSP) are read from report.js
 `skeleshare sim` when the tool provides them and are "n/a" otherwise: nothing is
 invented. See docs/reproducing.md.
 
-usage: benchmarks/reproduce.py [--quick] [--skip-hw] [--no-figures] [--out DIR]
+usage: benchmarks/reproduce.py [--quick] [--skip-hw] [--synth] [--no-figures] [--out DIR]
                                [--skeleshare PATH] [--effort N] [--timeout S]
                                [--only ID,ID...]
 Writes OUT/table3.md, OUT/table3.json, OUT/fig12.csv/.png, OUT/fig13.csv/.png
