@@ -30,9 +30,11 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
 What is counted (yosys does not pack ALMs, so logic is an estimate from its cells):
   luts       every MISTRAL_ALUT* cell (ALUT2..ALUT6 and ALUT_ARITH, the carry-chain half-ALMs)
   ffs        MISTRAL_FF cells
-  alms       ALUT6 + ceil(other LUTs / 2), at least ceil(ffs / 4): an ALM holds one 6-input or
-             two smaller LUTs and four registers, so this is the perfectly packed estimate
-  mlabs      MISTRAL_MLAB cells (LUT-RAM bits in ALMs, listed, not added to alms)
+  alms       ALUT6 + ceil(other LUTs / 2), at least ceil(ffs / 4), plus ceil(mlabs / 2): an ALM
+             holds one 6-input or two smaller LUTs and four registers, so this is the
+             perfectly packed estimate; an MLAB is a LAB of 10 ALMs used as 32 x 20 bits of
+             RAM, i.e. half an ALM per MISTRAL_MLAB cell (32 x 1)
+  mlabs      MISTRAL_MLAB cells (32 x 1 LUT-RAM each: the read caches)
   m20k       MISTRAL_M20K cells
   dsp_mults  MISTRAL_MUL27X27 / MUL18X18 / MUL9X9 cells by kind
   dsps       DSP blocks: one per 27x27, one per two 18x18 or 9x9 (an Arria 10 block is
@@ -165,7 +167,7 @@ def count_cells(cells):
         "luts": sum(luts.values()),
         "luts_by_kind": dict(sorted(luts.items())),
         "ffs": ffs,
-        "alms": max(lut6 + math.ceil(small / 2), math.ceil(ffs / 4)),
+        "alms": max(lut6 + math.ceil(small / 2), math.ceil(ffs / 4)) + math.ceil(cells.get("MISTRAL_MLAB", 0) / 2),
         "mlabs": cells.get("MISTRAL_MLAB", 0),
         "m20k": cells.get("MISTRAL_M20K", 0),
         "dsp_mults": dict(sorted(mults.items())),

@@ -61,7 +61,7 @@ architecture rtl of ss_read is
   constant P2     : positive := 2 ** PBITS;
   type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
   type flags_t is array (0 to CACHE_LINES - 1) of boolean;
-  signal cache       : lines_t := (others => (others => '0'));
+  signal cache       : lines_t;  -- no initial value: a line is read only once its tag is valid, and an initialised memory keeps yosys from mapping it to MLAB
   signal cache_tag   : integer_vector(0 to CACHE_LINES - 1) := (others => 0);
   signal cache_valid : flags_t := (others => false);
   signal victim      : natural range 0 to CACHE_LINES - 1 := 0;  -- the line replaced next
