@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <stdexcept>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 namespace skeleshare::vhdl {
 namespace {

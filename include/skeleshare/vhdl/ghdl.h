@@ -1,6 +1,7 @@
 #pragma once
-// Running GHDL (VHDL-2008, the Debian mcode build) on emitted files: analyse, elaborate,
-// run a testbench with generics, and `ghdl synth`. Each step's output is kept in a log.
+// Running GHDL (VHDL-2008; Debian's mcode build, or its llvm build for long simulations)
+// on emitted files: analyse, elaborate, run a testbench with generics, and `ghdl synth`.
+// Each step's output is kept in a log.
 
 #include <cstdint>
 #include <filesystem>
