@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,19 @@ TEST(CliSynth, GhdlSynthesisesTheSmallStencil) {
   EXPECT_NE(verilog.find("module stencil4_small_top"), std::string::npos);
 }
 
+/// The hex value of o_data at time step 2 in yosys' `sat -show` table
+/// ("     2 \o_data   127   7f   01111111"), or "" when there is none. (No std::regex:
+/// GCC 12 warns inside <regex> under the sanitizers, and the build treats warnings as errors.)
+std::string satValueAtStep2(const std::string& out) {
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string step, signal, dec, hex;
+    if (words >> step >> signal >> dec >> hex && step == "2" && signal == "\\o_data") return hex;
+  }
+  return "";
+}
+
 TEST(CliSynth, YosysReadsGhdlsWideConstantsAsNumbers) {
   // GHDL 2.0 writes a constant wider than 32 bits as a Verilog string ("0...01111111"),
   // which yosys reads as ASCII: ss_unop's saturation bounds became huge, its output the
@@ -61,9 +75,7 @@ TEST(CliSynth, YosysReadsGhdlsWideConstantsAsNumbers) {
                                        " -show o_data"),
                         dir);
     ASSERT_EQ(sim.exitCode, 0) << sim.err;
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(sim.out, m, std::regex(R"(\n\s+2 \\o_data\s+-?\d+\s+([0-9a-f]+)\s)"))) << sim.out;
-    EXPECT_EQ(m[1].str(), expected) << "saturate(" << in << ")";
+    EXPECT_EQ(satValueAtStep2(sim.out), expected) << "saturate(" << in << ")\n" << sim.out;
   }
 }
 
