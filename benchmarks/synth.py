@@ -139,15 +139,33 @@ def sized_bit_literal(m):
     return f"{len(m.group(1))}'b{m.group(1)}"
 
 
+# GHDL 2.0 also prints a selection between two values (ss_binop's max/min) as VHDL:
+# `  n1_o <= a when $signed(a) > $signed(b) else b;`, which yosys rejects.
+GHDL_WHEN_ELSE = re.compile(r"^(\s*)(\w+) <= (.+) when (.+) else (.+);$")
+
+
+def verilog_select(m):
+    """`x <= a when c else b;` as the continuous assignment GHDL meant.
+    >>> GHDL_WHEN_ELSE.sub(verilog_select, "  n1_o <= a when $signed(a) > $signed(b) else b;")
+    '  assign n1_o = ($signed(a) > $signed(b)) ? a : b;'
+    """
+    return f"{m.group(1)}assign {m.group(2)} = ({m.group(4)}) ? {m.group(3)} : {m.group(5)};"
+
+
 def fix_ghdl_verilog(path):
-    """Rewrites GHDL's bit-string literals in the netlist at path (line by line: netlists
-    reach gigabytes); comments are left alone. Returns how many were rewritten."""
+    """Rewrites GHDL's bit-string literals and when/else selections in the netlist at path
+    (line by line: netlists reach gigabytes); comments are left alone. Returns how many
+    were rewritten."""
     fixed = 0
     tmp = path + ".tmp"
     with open(path) as src, open(tmp, "w") as dst:
         for line in src:
             if '"' in line and not line.lstrip().startswith(("/*", "//")):
                 line, n = GHDL_BIT_STRING.subn(sized_bit_literal, line)
+                fixed += n
+            if " when " in line and " else " in line:
+                line, n = GHDL_WHEN_ELSE.subn(verilog_select, line.rstrip("\n"))
+                line += "\n"
                 fixed += n
             dst.write(line)
     os.replace(tmp, path)
