@@ -154,22 +154,21 @@ def verilog_select(m):
 
 def fix_ghdl_verilog(path):
     """Rewrites GHDL's bit-string literals and when/else selections in the netlist at path
-    (line by line: netlists reach gigabytes); comments are left alone. Returns how many
-    were rewritten."""
-    fixed = 0
+    (line by line: netlists reach gigabytes); comments are left alone. Returns how many of
+    each were rewritten: (literals, selections)."""
+    literals = selections = 0
     tmp = path + ".tmp"
     with open(path) as src, open(tmp, "w") as dst:
         for line in src:
             if '"' in line and not line.lstrip().startswith(("/*", "//")):
                 line, n = GHDL_BIT_STRING.subn(sized_bit_literal, line)
-                fixed += n
+                literals += n
             if " when " in line and " else " in line:
-                line, n = GHDL_WHEN_ELSE.subn(verilog_select, line.rstrip("\n"))
-                line += "\n"
-                fixed += n
+                line, n = GHDL_WHEN_ELSE.subn(verilog_select, line)
+                selections += n
             dst.write(line)
     os.replace(tmp, path)
-    return fixed
+    return literals, selections
 
 
 def count_cells(cells):
@@ -338,12 +337,12 @@ def main():
     ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *(f"-g{g}" for g in args.generics),
                                     *(os.path.relpath(p, work) for p in files), "-e", top], work, verilog,
                       os.path.join(work, "ghdl.log"), args.ghdl_timeout)
-    literals = fix_ghdl_verilog(verilog)
+    literals, selections = fix_ghdl_verilog(verilog)
     synth = {"entity": top, "generics": args.generics, "tool": "ghdl synth --std=08 --out=verilog",
              "ghdl_seconds": round(ghdl_s, 1), "verilog_bytes": os.path.getsize(verilog),
-             "ghdl_string_literals_fixed": literals}
+             "ghdl_string_literals_fixed": literals, "ghdl_when_else_fixed": selections}
     print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog "
-          f"({literals} bit-string literals rewritten as sized binary)", flush=True)
+          f"({literals} bit-string literals rewritten as sized binary, {selections} when/else lines as ?:)", flush=True)
 
     if not args.ghdl_only:
         flatten = "-noflatten" if args.hierarchical or args.per_module else ""

@@ -31,13 +31,11 @@ std::string slurp(const std::filesystem::path& p) {
 
 /// The shell words that run GHDL with `backend` (the wrapper reads GHDL_BACKEND).
 std::string ghdlWords(GhdlBackend backend) {
-  switch (backend) {
-    case GhdlBackend::Mcode: return "GHDL_BACKEND=mcode ghdl";
-    case GhdlBackend::Llvm: return "GHDL_BACKEND=llvm ghdl";
-    case GhdlBackend::Default: break;
-  }
-  return "ghdl";
+  if (backend == GhdlBackend::Default) return "ghdl";
+  return fmt::format("GHDL_BACKEND={} ghdl", ghdlBackendName(backend));
 }
+
+bool llvmInstalled() { return std::system("ghdl-llvm --version >/dev/null 2>&1") == 0; }
 
 GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::path& lib,
                    const std::vector<std::filesystem::path>& files, const std::filesystem::path& log,
@@ -56,15 +54,23 @@ GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::
 
 bool ghdlAvailable() { return std::system("ghdl --version >/dev/null 2>&1") == 0; }
 
+const char* ghdlBackendName(GhdlBackend backend) {
+  switch (backend) {
+    case GhdlBackend::Mcode: return "mcode";
+    case GhdlBackend::Llvm: return "llvm";
+    case GhdlBackend::Default: break;
+  }
+  return "default";
+}
+
 GhdlBackend chooseGhdlBackend(const std::string& name, int64_t estimatedCycles) {
-  bool llvm = std::system("ghdl-llvm --version >/dev/null 2>&1") == 0;
   if (name == "mcode") return GhdlBackend::Mcode;
   if (name == "llvm") {
-    if (!llvm) throw std::runtime_error("the GHDL llvm backend is not installed (apt-get install ghdl-llvm)");
+    if (!llvmInstalled()) throw std::runtime_error("the GHDL llvm backend is not installed (apt-get install ghdl-llvm)");
     return GhdlBackend::Llvm;
   }
   if (name != "auto") throw std::invalid_argument("unknown GHDL backend '" + name + "' (auto, mcode or llvm)");
-  return llvm && estimatedCycles >= kLlvmMinEstimatedCycles ? GhdlBackend::Llvm : GhdlBackend::Default;
+  return estimatedCycles >= kLlvmMinEstimatedCycles && llvmInstalled() ? GhdlBackend::Llvm : GhdlBackend::Default;
 }
 
 GhdlResult ghdlSimulate(const std::filesystem::path& workDir, const std::vector<std::filesystem::path>& files,

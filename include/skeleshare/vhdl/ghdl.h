@@ -26,6 +26,9 @@ bool ghdlAvailable();
 /// benchmarks' designs: docs/hardware.md, "Simulation").
 enum class GhdlBackend { Default, Mcode, Llvm };
 
+/// "default", "mcode" or "llvm" (the value of GHDL_BACKEND, and of sim's report).
+const char* ghdlBackendName(GhdlBackend backend);
+
 /// "auto": llvm when `ghdl-llvm` is installed and the simulation is long enough to repay
 /// the native compile (the lowering estimates at least `kLlvmMinEstimatedCycles`
 /// cycles), otherwise GHDL's default (mcode); "mcode" and "llvm" as named. Throws

@@ -143,7 +143,7 @@ int runSim(SimCommandOptions o) {
   j["simulated_over_predicted"] =
       c.predictedCycles > 0 ? Json(static_cast<double>(r.cycles) / static_cast<double>(c.predictedCycles)) : Json(nullptr);
   j["dsp_multipliers"] = c.hardware->dspLanes;
-  j["ghdl_backend"] = so.backend == vhdl::GhdlBackend::Llvm ? "llvm" : so.backend == vhdl::GhdlBackend::Mcode ? "mcode" : "default";
+  j["ghdl_backend"] = vhdl::ghdlBackendName(so.backend);
   if (!r.ok) j["error"] = r.error;
   if (bad) j["mismatch"] = {{"buffer", bad->buffer}, {"index", bad->index}, {"expected", bad->expected}, {"got", bad->got}};
   j["output_dir"] = dir.string();
