@@ -11,7 +11,8 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
 1. `ghdl synth --std=08 --out=verilog FILES... -e TOP` (GHDL 2.0 has no yosys plugin here,
    so the netlist goes to yosys as Verilog): DIR/synth/TOP.v, with GHDL's string-literal
    constants (wider than 32 bits, which Verilog reads as ASCII) rewritten as sized binary.
-2. `yosys -p "read_verilog TOP.v; synth_intel_alm -family cyclone10gx -top TOP; stat -json"`
+2. `yosys -p "read_verilog TOP.v; synth_intel_alm -family cyclone10gx -top TOP -noiopad; stat -json"`
+   (no I/O buffers: they are not logic, and are not counted)
    (`--hierarchical`: `synth_intel_alm -noflatten` and `stat -json -top TOP`, the cells of
    every module times its instances: no optimisation across module boundaries, so an
    upper bound of the flattened run's figures.)
@@ -193,7 +194,9 @@ def count_cells(cells):
 
 
 def synth_command(args, top, flatten):
-    cmd = f"synth_intel_alm -family {FAMILY} -top {top} {flatten}".rstrip()
+    # -noiopad: I/O buffers are not counted (not ALMs), and in a per-module run every port of
+    # a submodule would get one: 11,298 output buffers and 41 s of iopadmap for one wide read
+    cmd = f"synth_intel_alm -family {FAMILY} -top {top} -noiopad {flatten}".rstrip()
     if args.lut_mapper == "abc":
         # the same flow up to map_luts, then classic ABC and the ALM cell mapping that
         # synth_intel_alm applies after abc9
@@ -364,7 +367,7 @@ def main():
             cells = module["num_cells_by_type"]
         mapper = " (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else ""
         how = " (one run per module)" if args.per_module else ""
-        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {flatten}".rstrip() + mapper
+        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} -noiopad {flatten}".rstrip() + mapper
                       + how, "yosys_seconds": round(yosys_s, 1), "cells": cells})
         synth.update(count_cells(cells))
         synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),

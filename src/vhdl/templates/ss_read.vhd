@@ -59,6 +59,8 @@ architecture rtl of ss_read is
   -- the run is rotated to lane count mod P2, then lane j takes rotated lane j mod P2
   constant PBITS  : positive := bits_for(MAXRUN - 1);
   constant P2     : positive := 2 ** PBITS;
+  constant NB     : positive := (LANES + P2 - 1) / P2;            -- blocks of P2 lanes
+  constant CBITS  : positive := PBITS + bits_for(NB);             -- cnt0 (0 .. LANES) as block, offset
   type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
   type flags_t is array (0 to CACHE_LINES - 1) of boolean;
   signal cache       : lines_t;  -- no initial value: a line is read only once its tag is valid, and an initialised memory keeps yosys from mapping it to MLAB
@@ -126,6 +128,10 @@ begin
     variable line   : unsigned(W - 1 downto 0);
     variable run    : std_logic_vector(MAXRUN * BITS - 1 downto 0);
     variable placed : unsigned(P2 * BITS - 1 downto 0);
+    variable c      : unsigned(CBITS - 1 downto 0);  -- cnt0: block above PBITS, lane in block below
+    variable in_run : boolean;
+    variable at_r, past : boolean_vector(0 to P2 - 1);  -- offset r is in the run, in block B / B + 1
+    variable blk0, blk1 : boolean_vector(0 to NB - 1);  -- block b is B / B + 1
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -189,8 +195,23 @@ begin
           -- placed at lanes cnt0 .. cnt0 + n - 1
           -- (a rotation of the run's MAXRUN lanes, not a shifter as wide as the vector)
           placed := rotate_up(resize(unsigned(run), P2 * BITS), cnt0, BITS, PBITS);
+          -- Which lanes take it, without comparing every lane with cnt0 and cnt0 + n (two
+          -- carry chains per lane, most of a wide read's logic): with cnt0 = B*P2 + R and
+          -- n <= P2, lane j = b*P2 + r is in the run iff (r - R) mod P2 < n and b is B
+          -- when r >= R, else B + 1. That is P2 small comparisons, two block decoders
+          -- and one gate per lane.
+          c      := to_unsigned(cnt0, CBITS);
+          for r in 0 to P2 - 1 loop
+            in_run  := to_integer(to_unsigned(r, PBITS) - c(PBITS - 1 downto 0)) < n;
+            at_r(r) := in_run and r >= to_integer(c(PBITS - 1 downto 0));
+            past(r) := in_run and r < to_integer(c(PBITS - 1 downto 0));
+          end loop;
+          for b in 0 to NB - 1 loop
+            blk0(b) := to_integer(c(CBITS - 1 downto PBITS)) = b;
+            blk1(b) := to_integer(c(CBITS - 1 downto PBITS)) + 1 = b;
+          end loop;
           for j in 0 to LANES - 1 loop
-            if j >= cnt0 and j < cnt0 + n then
+            if (at_r(j mod P2) and blk0(j / P2)) or (past(j mod P2) and blk1(j / P2)) then
               acc(j * BITS + BITS - 1 downto j * BITS) <=
                 std_logic_vector(placed((j mod P2) * BITS + BITS - 1 downto (j mod P2) * BITS));
             end if;
