@@ -19,7 +19,9 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    (`--per-module`: the same as --hierarchical, but one yosys run per module of the netlist
    with its submodules as black boxes (benchmarks/verilog_modules.py splits it), `--jobs N`
    at once; a module whose text and script are unchanged keeps its DIR/synth/modules/
-   result, so a stopped run resumes. The cells are summed times each module's instances.)
+   result, so a stopped run resumes. The cells are summed times each module's instances,
+   and also per template (report.json synth.by_template: where the logic is; a template's
+   own cells, its submodules counted under theirs; "generated" = the design's top and units).)
    (`--lut-mapper abc`: the same script up to its map_luts step, then classic `abc -lut 6`
    and the ALM cell mapping: no timing model, but it finishes where abc9 runs for hours.)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
@@ -204,12 +206,29 @@ def synth_command(args, top, flatten):
     return cmd
 
 
+_TEMPLATE_MODULE = re.compile(r"(ss_[a-z_]+?)(_[0-9].*)?$")
+
+
+def template_of(module):
+    """The template a GHDL module name comes from (GHDL appends the generics), or
+    "generated" for the design's own entities (its top and units).
+
+    >>> template_of("ss_read_5_3_3_2_1_1408_8_0_1_64_4_ee88"), template_of("ss_mem_arbiter_15_8")
+    ('ss_read', 'ss_mem_arbiter')
+    >>> template_of("ss_reduce_vec_22_64_32_32_58d1"), template_of("vgg_cifar_u3")
+    ('ss_reduce_vec', 'generated')
+    """
+    m = _TEMPLATE_MODULE.match(module)
+    return m.group(1) if m else "generated"
+
+
 def synth_per_module(args, verilog, top, work):
     """One yosys run per module of the netlist, its submodules read as black boxes (ports
     only): the same result as `-noflatten` in one run (no optimisation crosses a module
     boundary there either), but each run holds one module, several can run at once, and a
     module whose text and script are unchanged keeps its earlier result. Returns (yosys
-    seconds summed over the runs, the hierarchy's cells, {"unique", "synthesised", "reused"})."""
+    seconds summed over the runs, the hierarchy's cells, {"unique", "synthesised", "reused"},
+    the figures of count_cells per template with its instances)."""
     with open(verilog) as f:
         modules = verilog_modules.split_modules(f.read())
     kids = verilog_modules.children(modules)
@@ -250,17 +269,22 @@ def synth_per_module(args, verilog, top, work):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         results = dict(zip(names, pool.map(run, names)))
     cells = collections.Counter()
+    by_template = collections.defaultdict(collections.Counter)
+    instances = collections.Counter()
     for name in names:
         stat = load_yosys_stat(os.path.join(mdir, name + ".stat.json"))
         own = stat.get("modules", {}).get("\\" + name) or stat.get("modules", {}).get(name)
         if not own or "num_cells_by_type" not in own:
             raise SynthError(f"{mdir}/{name}.stat.json: no cell statistics for {name}")
+        instances[template_of(name)] += counts[name]
         for kind, n in own["num_cells_by_type"].items():
             if kind.lstrip("\\") not in modules:  # a submodule is counted as itself
                 cells[kind] += n * counts[name]
+                by_template[template_of(name)][kind] += n * counts[name]
     reused = sum(1 for _, r in results.values() if r)
     done = {"unique": len(names), "synthesised": len(names) - reused, "reused": reused}
-    return sum(s for s, _ in results.values()), dict(sorted(cells.items())), done
+    breakdown = {t: {"instances": instances[t], **count_cells(c)} for t, c in sorted(by_template.items())}
+    return sum(s for s, _ in results.values()), dict(sorted(cells.items())), done, breakdown
 
 
 def device_for(report, device_arg):
@@ -350,8 +374,8 @@ def main():
     if not args.ghdl_only:
         flatten = "-noflatten" if args.hierarchical or args.per_module else ""
         if args.per_module:
-            yosys_s, cells, done = synth_per_module(args, verilog, top, work)
-            synth.update({"modules": done})
+            yosys_s, cells, done, breakdown = synth_per_module(args, verilog, top, work)
+            synth.update({"modules": done, "by_template": breakdown})
         else:
             stat_json = os.path.join(work, "stat.json")
             stat_top = f" -top {top}" if args.hierarchical else ""
@@ -381,6 +405,10 @@ def main():
               f"[{synth['luts']} LUTs, {synth['ffs']} FFs, {synth['mlabs']} MLABs], M20K {synth['m20k']} ({p['m20k']}%), "
               f"DSP {synth['dsps']} ({p['dsps']}%)")
         print(f"DSPs {synth['dsp_agreement']}")
+        for t, f in synth.get("by_template", {}).items():
+            print(f"  {t:16} x{f['instances']:<4} ALMs ~{f['alms']:>8}  LUTs {f['luts']:>8} "
+                  f"(carry {f['luts_by_kind'].get('MISTRAL_ALUT_ARITH', 0)})  FFs {f['ffs']:>8}  "
+                  f"MLABs {f['mlabs']:>6}  DSP {f['dsps']}")
 
     report[key] = synth
     write_json_atomically(report_path, report)

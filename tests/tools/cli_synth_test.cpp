@@ -143,6 +143,10 @@ TEST(CliSynth, PerModuleRunsReuseUnchangedModules) {
     EXPECT_EQ(s["luts"], first["luts"]);
     EXPECT_EQ(s["ffs"], first["ffs"]);
     EXPECT_GT(s["luts"].get<int64_t>(), 0);
+    // the breakdown by template: here the one module is the whole entity
+    EXPECT_EQ(s["by_template"].size(), 1u) << s.dump();
+    EXPECT_EQ(s["by_template"]["ss_reduce_vec"]["instances"], 1) << s.dump();
+    EXPECT_EQ(s["by_template"]["ss_reduce_vec"]["luts"], s["luts"]);
   }
 }
 
