@@ -195,10 +195,13 @@ def count_cells(cells):
     }
 
 
+# -noiopad: I/O buffers are not counted (not ALMs), and in a per-module run every port of
+# a submodule would get one: 11,298 output buffers and 41 s of iopadmap for one wide read
+SYNTH_FLAGS = "-noiopad"
+
+
 def synth_command(args, top, flatten):
-    # -noiopad: I/O buffers are not counted (not ALMs), and in a per-module run every port of
-    # a submodule would get one: 11,298 output buffers and 41 s of iopadmap for one wide read
-    cmd = f"synth_intel_alm -family {FAMILY} -top {top} -noiopad {flatten}".rstrip()
+    cmd = f"synth_intel_alm -family {FAMILY} -top {top} {SYNTH_FLAGS} {flatten}".rstrip()
     if args.lut_mapper == "abc":
         # the same flow up to map_luts, then classic ABC and the ALM cell mapping that
         # synth_intel_alm applies after abc9
@@ -276,11 +279,12 @@ def synth_per_module(args, verilog, top, work):
         own = stat.get("modules", {}).get("\\" + name) or stat.get("modules", {}).get(name)
         if not own or "num_cells_by_type" not in own:
             raise SynthError(f"{mdir}/{name}.stat.json: no cell statistics for {name}")
-        instances[template_of(name)] += counts[name]
+        template = template_of(name)
+        instances[template] += counts[name]
         for kind, n in own["num_cells_by_type"].items():
             if kind.lstrip("\\") not in modules:  # a submodule is counted as itself
                 cells[kind] += n * counts[name]
-                by_template[template_of(name)][kind] += n * counts[name]
+                by_template[template][kind] += n * counts[name]
     reused = sum(1 for _, r in results.values() if r)
     done = {"unique": len(names), "synthesised": len(names) - reused, "reused": reused}
     breakdown = {t: {"instances": instances[t], **count_cells(c)} for t, c in sorted(by_template.items())}
@@ -391,7 +395,7 @@ def main():
             cells = module["num_cells_by_type"]
         mapper = " (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else ""
         how = " (one run per module)" if args.per_module else ""
-        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} -noiopad {flatten}".rstrip() + mapper
+        synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {SYNTH_FLAGS} {flatten}".rstrip() + mapper
                       + how, "yosys_seconds": round(yosys_s, 1), "cells": cells})
         synth.update(count_cells(cells))
         synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
