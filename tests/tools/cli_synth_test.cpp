@@ -17,6 +17,12 @@ namespace {
 
 std::string synthScript() { return sourcePath("benchmarks/synth.py").string(); }
 
+/// benchmarks/synth.py on the compiled design in `out`, with `args` (shell words, quoted
+/// where they need it) after it.
+RunResult runSynth(const std::filesystem::path& out, const std::string& args, const std::filesystem::path& dir) {
+  return runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " " + args, dir);
+}
+
 std::filesystem::path compileSmallStencil(const std::filesystem::path& dir) {
   auto out = dir / "out";
   auto r = runTool({"compile", sourcePath("benchmarks/small/stencil4_small.dsl").string(), "-o", out.string(), "-q"}, dir);
@@ -27,7 +33,7 @@ std::filesystem::path compileSmallStencil(const std::filesystem::path& dir) {
 TEST(CliSynth, GhdlSynthesisesTheSmallStencil) {
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
-  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " --ghdl-only", dir);
+  auto r = runSynth(out, "--ghdl-only", dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("ghdl synth:"), std::string::npos) << r.out;
   auto report = nlohmann::json::parse(readFile(out / "report.json"));
@@ -59,9 +65,7 @@ TEST(CliSynth, YosysReadsGhdlsWideConstantsAsNumbers) {
   // netlist it hands on must saturate like the template.
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
-  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
-                        " --ghdl-only --entity ss_unop -g OP=sat -g LANES=1 -g I_BITS=32 -g O_BITS=8 -g K=8",
-                    dir);
+  auto r = runSynth(out, "--ghdl-only --entity ss_unop -g OP=sat -g LANES=1 -g I_BITS=32 -g O_BITS=8 -g K=8", dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
   EXPECT_GE(s["ghdl_string_literals_fixed"].get<int64_t>(), 2) << s.dump();  // the two bounds
@@ -87,9 +91,7 @@ TEST(CliSynth, YosysMapsTheEmittedMultipliersTwoPerDspBlock) {
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
   for (const char* dsp : {"true", "false"}) {
-    auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
-                          " --entity ss_mul -g LANES=24 -g A_BITS=8 -g B_BITS=8 -g DSP=" + dsp,
-                      dir);
+    auto r = runSynth(out, std::string("--entity ss_mul -g LANES=24 -g A_BITS=8 -g B_BITS=8 -g DSP=") + dsp, dir);
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
     EXPECT_EQ(s["entity"], "ss_mul");
@@ -106,9 +108,7 @@ TEST(CliSynth, ClassicAbcMapperKeepsTheFlowUpToLutMapping) {
   // DSPs and flip-flops are mapped before that step, so they must match the abc9 flow's.
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
-  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
-                        " --lut-mapper abc --entity ss_reduce_vec -g KIND=add -g LANES_OUT=1 -g N=24 -g I_BITS=8 -g O_BITS=32",
-                    dir);
+  auto r = runSynth(out, "--lut-mapper abc --entity ss_reduce_vec -g KIND=add -g LANES_OUT=1 -g N=24 -g I_BITS=8 -g O_BITS=32", dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
   EXPECT_NE(s["tool"].get<std::string>().find("abc -lut 6"), std::string::npos) << s.dump();
@@ -129,12 +129,11 @@ TEST(CliSynth, HierarchyOfANetlistIsCountedPerInstance) {
 TEST(CliSynth, PerModuleRunsReuseUnchangedModules) {
   auto dir = scratchDir();
   auto out = compileSmallStencil(dir);
-  std::string cmd = "/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) +
-                    " --per-module --lut-mapper abc --entity ss_reduce_vec -g KIND=add -g LANES_OUT=1 -g N=24 -g I_BITS=8"
-                    " -g O_BITS=32";
+  std::string args =
+      "--per-module --lut-mapper abc --entity ss_reduce_vec -g KIND=add -g LANES_OUT=1 -g N=24 -g I_BITS=8 -g O_BITS=32";
   nlohmann::json first;
   for (int run = 0; run < 2; ++run) {
-    auto r = runShell(cmd, dir);
+    auto r = runSynth(out, args, dir);
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     auto s = nlohmann::json::parse(readFile(out / "report.json"))["synth_entity"];
     EXPECT_EQ(s["modules"]["unique"], 1) << s.dump();
@@ -159,7 +158,7 @@ TEST(CliSynth, ToolFailureIsAnErrorWithTheToolsLastLines) {
     std::ofstream bad(out / "vhdl" / "ss_pkg.vhd", std::ios::app);
     bad << "\nthis is not vhdl;\n";
   }
-  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " --ghdl-only", dir);
+  auto r = runSynth(out, "--ghdl-only", dir);
   EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("ghdl synth failed"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ss_pkg.vhd"), std::string::npos) << r.err;
@@ -171,7 +170,7 @@ TEST(CliSynth, MissingTopIsAnError) {
   auto out = dir / "empty";
   std::filesystem::create_directories(out);
   { std::ofstream(out / "report.json") << "{\"status\": \"ok\"}\n"; }
-  auto r = runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()), dir);
+  auto r = runSynth(out, "", dir);
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("no \"top\""), std::string::npos) << r.err;
 }
