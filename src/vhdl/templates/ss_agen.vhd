@@ -21,8 +21,10 @@
 -- both). A masked first element still locates the run by its address (which may lie
 -- outside the buffer); `runm` is the run's masked prefix, for when that line is not
 -- there. Every test is a compare of a small number against a constant per element
--- (run_window), in parallel: no chain through the elements. The consumer takes n
--- elements (take = '1') and the counters advance by n at the clock edge.
+-- (run_window), in parallel: no chain through the elements; each is written as unsigned
+-- compares of LUT-sized chunks (ss_pkg.below), not as a carry chain. The consumer takes
+-- n elements (take = '1') and the counters advance by n at the clock edge, through one
+-- narrow adder per mode.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -94,6 +96,20 @@ architecture rtl of ss_agen is
     return t;
   end function;
   constant T_IN : integer_vector := in_table;
+  -- T_STEP(md*R + e): the outermost moving counter's step (T_IN's entry for TOP(md)), in
+  -- a type as narrow as the step, so that the counter update's adder is narrow too
+  type steps_t is array (natural range <>) of natural range 0 to MAXRUN;
+  function step_table return steps_t is
+    variable t : steps_t(0 to RUN_MODES * R - 1);
+  begin
+    for md in 0 to RUN_MODES - 1 loop
+      for e in 0 to MAXRUN loop
+        t(md * R + e) := T_IN((md * R + e) * NC + TOP(md));
+      end loop;
+    end loop;
+    return t;
+  end function;
+  constant T_STEP : steps_t := step_table;
 
   -- T_M((md*NMV + m)*R + e): the change of mask m's value; T_D((md*ND + d)*R + e): of
   -- digit d's value (used for lowest digits with a radix)
@@ -142,6 +158,15 @@ architecture rtl of ss_agen is
     return w;
   end function;
   constant SPAN : natural := widest_window;
+  -- the widths of the compared numbers (ss_pkg.below)
+  constant SPAN_BITS : positive := bits_for(SPAN);
+  constant CTR_BITS  : positive := bits_for(maximum(table_max(EXTENTS, 0, NC), 1) - 1);
+  constant OFF_BITS  : positive := bits_for(LINE_BYTES - 1);
+  -- lo <= t < hi, for a window (lo, hi) and a constant t
+  function inside(lo, hi : natural; t : integer) return boolean is
+  begin
+    return below(lo, t + 1, SPAN_BITS) and not below(hi, t + 1, SPAN_BITS);
+  end function;
 
   -- counters of their own width (a counter never reaches its extent)
   subtype count_t is natural range 0 to table_max(EXTENTS, 0, NC) - 1;
@@ -257,7 +282,7 @@ begin
           for m in NM - 1 downto 0 loop
             first := (mdc * NMV + m) * R;
             t   := T_M(first + e) - table_min(T_M, first, MAXRUN) + 1;
-            ine := mask_lo(m) <= t and t < mask_hi(m);
+            ine := inside(mask_lo(m), mask_hi(m), t);
             if not ine then
               me := true;
               fe := M_FILL(m);
@@ -269,14 +294,14 @@ begin
           ef(e) := fe;
           if e > 0 then
             -- the outermost moving counter stays within its extent
-            stop := stop or ctr(TOP(mdc)) >= EXTENTS(TOP(mdc)) - T_IN((mdc * R + e) * NC + TOP(mdc));
+            stop := stop or not below(ctr(TOP(mdc)), EXTENTS(TOP(mdc)) - T_STEP(mdc * R + e), CTR_BITS);
             -- every moving digit with a radix stays within it
             for d in 0 to ND - 1 loop
               first := (mdc * ND + d) * R;
               if D_MOD(d) /= 0 and
                  (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
                 t    := T_D(first + e) - table_min(T_D, first, MAXRUN) + 1;
-                stop := stop or not (digit_lo(d) <= t and t < digit_hi(d));
+                stop := stop or not inside(digit_lo(d), digit_hi(d), t);
               end if;
             end loop;
             -- accessed elements stay in the first one's line (or the next)
@@ -285,8 +310,8 @@ begin
             stop2 := stop2 or stop;
             stopm := stopm or stop or not me;
             if not me then
-              stop1 := stop1 or o < -t or o > LINE_BYTES - EBYTES - t;
-              stop2 := stop2 or o < -t or o > 2 * LINE_BYTES - EBYTES - t;
+              stop1 := stop1 or below(o, -t, OFF_BITS) or not below(o, LINE_BYTES - EBYTES - t + 1, OFF_BITS);
+              stop2 := stop2 or below(o, -t, OFF_BITS) or not below(o, 2 * LINE_BYTES - EBYTES - t + 1, OFF_BITS);
             end if;
             if not stop1 then
               len := e + 1;
@@ -312,9 +337,13 @@ begin
     mode_s <= md;
   end process;
 
-  -- the counters after the consumer takes n elements
+  -- the counters after the consumer takes n elements. Each mode's outermost moving
+  -- counter adds its step for n, looked up in a table: one narrow adder per mode. (One
+  -- adder per possible n, on 32-bit integers, was half of a 64-element generator's carry
+  -- chains.) The counters inside it take their values for n from the table.
   process (clk)
-    variable c     : integer_vector(0 to NC - 1);  -- room for the level's wrap
+    variable c     : counters_t;
+    variable top_v : natural range 0 to table_max(EXTENTS, 0, NC) - 1 + MAXRUN;  -- before its wrap
     variable carry : boolean;
   begin
     if rising_edge(clk) then
@@ -322,22 +351,15 @@ begin
         ctr <= (others => 0);
         fin <= false;
       elsif take = '1' and not fin then
-        c     := as_vector(ctr);
+        c     := ctr;
         carry := false;
         for md in 0 to RUN_MODES - 1 loop
           if md = mode_s then
-            for e in 1 to MAXRUN loop
-              if n = e then
-                for j in TOP(md) to NC - 1 loop
-                  if j = TOP(md) then
-                    c(j) := c(j) + T_IN((md * R + e) * NC + j);
-                  else
-                    c(j) := T_IN((md * R + e) * NC + j);
-                  end if;
-                end loop;
-              end if;
+            top_v := ctr(TOP(md)) + T_STEP(md * R + minimum(n, MAXRUN));
+            for j in TOP(md) + 1 to NC - 1 loop
+              c(j) := T_IN((md * R + minimum(n, MAXRUN)) * NC + j);
             end loop;
-            if c(TOP(md)) >= EXTENTS(TOP(md)) then  -- the run ended at the level's wrap
+            if top_v >= EXTENTS(TOP(md)) then  -- the run ended at the level's wrap
               c(TOP(md)) := 0;
               carry      := true;
               for k in TOP(md) - 1 downto 0 loop
@@ -350,12 +372,12 @@ begin
                   end if;
                 end if;
               end loop;
+            else
+              c(TOP(md)) := top_v;
             end if;
           end if;
         end loop;
-        for k in 0 to NC - 1 loop
-          ctr(k) <= c(k);
-        end loop;
+        ctr <= c;
         fin <= carry;
       end if;
     end if;

@@ -34,6 +34,12 @@ package ss_pkg is
   function rotate_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
   -- The bits to count 0 .. n.
   function bits_for(n : natural) return positive;
+  -- v < k for v in 0 .. 2**bits - 1 and a constant k, as unsigned compares of at most 6
+  -- bits, from the top chunk down. (GHDL compares naturals as signed 32-bit integers;
+  -- yosys narrows that to bits + 1 bits, sign included, and makes it a carry chain of that
+  -- many cells. An unsigned compare with a constant of at most 6 bits is one LUT instead
+  -- (yosys' cmp2lut; the address generators make thousands of such compares.)
+  function below(v : natural; k : integer; bits : positive) return boolean;
 
   -- Lane k of a packed vector of BITS-bit lanes.
   function lane(v : std_logic_vector; k : natural; bits : positive) return signed;
@@ -188,6 +194,29 @@ package body ss_pkg is
       b := b + 1;
     end loop;
     return b;
+  end function;
+
+  function below(v : natural; k : integer; bits : positive) return boolean is
+    constant CHUNK : positive := 6;  -- a 6-input LUT's compare
+    variable uv, uk : unsigned(bits - 1 downto 0);
+    variable lo     : natural;
+    variable lt, eq : boolean;
+  begin
+    if k <= 0 then
+      return false;
+    elsif k >= 2 ** bits then
+      return true;
+    end if;
+    uv := to_unsigned(v, bits);
+    uk := to_unsigned(k, bits);
+    lt := false;
+    eq := true;
+    for c in (bits - 1) / CHUNK downto 0 loop
+      lo := c * CHUNK;
+      lt := lt or (eq and uv(minimum(lo + CHUNK, bits) - 1 downto lo) < uk(minimum(lo + CHUNK, bits) - 1 downto lo));
+      eq := eq and uv(minimum(lo + CHUNK, bits) - 1 downto lo) = uk(minimum(lo + CHUNK, bits) - 1 downto lo);
+    end loop;
+    return lt;
   end function;
 
   function choose(c : boolean; a, b : integer) return integer is

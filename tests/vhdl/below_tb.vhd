@@ -1,0 +1,54 @@
+-- Testbench of ss_pkg.below (tests/vhdl/templates_test.cpp): for every width 1 .. 14
+-- (three 6-bit chunks), every v of that width (sampled above 9 bits) and every constant k
+-- from -2 to 2**bits + 1, below(v, k, bits) must be v < k. Writes "checked N errors E".
+library ieee;
+use ieee.std_logic_1164.all;
+use std.textio.all;
+use work.ss_pkg.all;
+
+entity below_tb is
+  generic (RESULT_FILE : string := "result.txt");
+end entity;
+
+architecture sim of below_tb is
+begin
+  process
+    file result    : text;
+    variable l     : line;
+    variable v_step, k_step : positive;
+    variable k     : integer;
+    variable n, errors : natural := 0;
+  begin
+    for bits in 1 to 14 loop
+      v_step := 1;
+      if bits > 9 then
+        v_step := 2 ** (bits - 9) + 1;  -- odd: every residue of each chunk
+      end if;
+      k_step := v_step;
+      for v in 0 to 2 ** bits - 1 loop
+        if v mod v_step = 0 or v = 2 ** bits - 1 then
+          k := -2;
+          while k <= 2 ** bits + 1 loop
+            n := n + 1;
+            if below(v, k, bits) /= (v < k) then
+              errors := errors + 1;
+              report "below(" & integer'image(v) & ", " & integer'image(k) & ", " & integer'image(bits) & ") is wrong"
+                severity error;
+            end if;
+            -- near v every k, elsewhere sampled
+            if k >= v - 2 and k <= v + 2 then
+              k := k + 1;
+            else
+              k := k + k_step;
+            end if;
+          end loop;
+        end if;
+      end loop;
+    end loop;
+    file_open(result, RESULT_FILE, write_mode);
+    write(l, string'("checked ") & integer'image(n) & string'(" errors ") & integer'image(errors));
+    writeline(result, l);
+    file_close(result);
+    wait;
+  end process;
+end architecture;
