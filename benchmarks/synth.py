@@ -19,7 +19,8 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    (`--per-module`: the same as --hierarchical, but one yosys run per module of the netlist
    with its submodules as black boxes (benchmarks/verilog_modules.py splits it), `--jobs N`
    at once; a module whose text and script are unchanged keeps its DIR/synth/modules/
-   result, so a stopped run resumes. The cells are summed times each module's instances,
+   result, so a stopped run resumes (text compared up to GHDL's net numbers and source
+   comments, so a template edit re-runs only the modules it changes). The cells are summed times each module's instances,
    and also per template (report.json synth.by_template: where the logic is; a template's
    own cells, its submodules counted under theirs; "generated" = the design's top and units).)
    (`--lut-mapper abc`: the same script up to its map_luts step, then classic `abc -lut 6`
@@ -242,18 +243,18 @@ def synth_per_module(args, verilog, top, work):
     mdir = os.path.join(work, "modules")
     os.makedirs(mdir, exist_ok=True)
 
-    def unchanged(path, text):
+    def unchanged(path, text, key=lambda t: t):
         if not os.path.isfile(path):
             return False
         with open(path) as f:
-            return f.read() == text
+            return key(f.read()) == key(text)
 
     def run(name):
         """(seconds, reused) for one module; its cells are in modules/NAME.stat.json."""
         v, ys, stat = (os.path.join(mdir, name + ext) for ext in (".v", ".ys", ".stat.json"))
         script = "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids[name]))
         script += f"read_verilog {name}.v\n{synth_command(args, name, '-noflatten')}\ntee -q -o {name}.stat.json stat -json\n"
-        if unchanged(v, modules[name]) and unchanged(ys, script) and os.path.isfile(stat):
+        if unchanged(v, modules[name], verilog_modules.canonical) and unchanged(ys, script) and os.path.isfile(stat):
             return 0.0, True
         if os.path.isfile(stat):
             os.unlink(stat)

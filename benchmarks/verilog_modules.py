@@ -79,3 +79,22 @@ def instance_counts(top, kids):
         for child, n in kids[name].items():
             counts[child] += counts[name] * n
     return counts
+
+
+_NET = re.compile(r"\bn(\d+)_")
+_COMMENT = re.compile(r"/\*.*?\*/")
+
+
+def canonical(text):
+    """A module's text as its synthesis sees it: without GHDL's source-location comments,
+    its numbered nets (`n8287_o`) renumbered from 0 in order of appearance. GHDL numbers
+    nets across the whole netlist and its comments name template lines, so an edit in one
+    template changes the text of every module after it, not their netlists.
+
+    >>> canonical("  wire n87_o; /* a.vhd:27:47  */" + chr(10) + "  assign n87_o = n5_q | n87_o;")
+    '  wire n0_o; \\n  assign n0_o = n1_q | n0_o;'
+    >>> canonical("wire n3_o; assign n3_o = a;") == canonical("wire n9_o; assign n9_o = a;")
+    True
+    """
+    numbers = {}
+    return _NET.sub(lambda m: f"n{numbers.setdefault(m.group(1), len(numbers))}_", _COMMENT.sub("", text))
