@@ -96,20 +96,6 @@ architecture rtl of ss_agen is
     return t;
   end function;
   constant T_IN : integer_vector := in_table;
-  -- T_STEP(md*R + e): the outermost moving counter's step (T_IN's entry for TOP(md)), in
-  -- a type as narrow as the step, so that the counter update's adder is narrow too
-  type steps_t is array (natural range <>) of natural range 0 to MAXRUN;
-  function step_table return steps_t is
-    variable t : steps_t(0 to RUN_MODES * R - 1);
-  begin
-    for md in 0 to RUN_MODES - 1 loop
-      for e in 0 to MAXRUN loop
-        t(md * R + e) := T_IN((md * R + e) * NC + TOP(md));
-      end loop;
-    end loop;
-    return t;
-  end function;
-  constant T_STEP : steps_t := step_table;
 
   -- T_M((md*NMV + m)*R + e): the change of mask m's value; T_D((md*ND + d)*R + e): of
   -- digit d's value (used for lowest digits with a radix)
@@ -294,7 +280,7 @@ begin
           ef(e) := fe;
           if e > 0 then
             -- the outermost moving counter stays within its extent
-            stop := stop or not below(ctr(TOP(mdc)), EXTENTS(TOP(mdc)) - T_STEP(mdc * R + e), CTR_BITS);
+            stop := stop or not below(ctr(TOP(mdc)), EXTENTS(TOP(mdc)) - T_IN((mdc * R + e) * NC + TOP(mdc)), CTR_BITS);
             -- every moving digit with a radix stays within it
             for d in 0 to ND - 1 loop
               first := (mdc * ND + d) * R;
@@ -338,11 +324,14 @@ begin
   end process;
 
   -- the counters after the consumer takes n elements. Each mode's outermost moving
-  -- counter adds its step for n, looked up in a table: one narrow adder per mode. (One
-  -- adder per possible n, on 32-bit integers, was half of a 64-element generator's carry
-  -- chains.) The counters inside it take their values for n from the table.
+  -- counter adds its step for n: one narrow adder per mode. (One adder per possible n,
+  -- on 32-bit integers, was half of a 64-element generator's carry chains.) The counters
+  -- inside it take their values for n. Steps and values are constants selected by
+  -- comparing n with each e: GHDL makes an indexed constant table a ROM, whose read
+  -- yosys' share pass explores at length (23 GB for one generator before it was killed).
   process (clk)
     variable c     : counters_t;
+    variable step  : natural range 0 to MAXRUN;
     variable top_v : natural range 0 to table_max(EXTENTS, 0, NC) - 1 + MAXRUN;  -- before its wrap
     variable carry : boolean;
   begin
@@ -355,10 +344,16 @@ begin
         carry := false;
         for md in 0 to RUN_MODES - 1 loop
           if md = mode_s then
-            top_v := ctr(TOP(md)) + T_STEP(md * R + minimum(n, MAXRUN));
-            for j in TOP(md) + 1 to NC - 1 loop
-              c(j) := T_IN((md * R + minimum(n, MAXRUN)) * NC + j);
+            step := 0;
+            for e in 1 to MAXRUN loop
+              if n = e then
+                step := T_IN((md * R + e) * NC + TOP(md));
+                for j in TOP(md) + 1 to NC - 1 loop
+                  c(j) := T_IN((md * R + e) * NC + j);
+                end loop;
+              end if;
             end loop;
+            top_v := ctr(TOP(md)) + step;
             if top_v >= EXTENTS(TOP(md)) then  -- the run ended at the level's wrap
               c(TOP(md)) := 0;
               carry      := true;
