@@ -53,6 +53,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,22 @@ def last_lines(paths, n):
     return "\n  ".join(lines)
 
 
+def describe_exit(rc):
+    """How a tool ended, from subprocess' return code (negative: killed by that signal).
+
+    >>> describe_exit(1)
+    'exit 1'
+    >>> describe_exit(-9)
+    "killed by SIGKILL (most likely the kernel's out-of-memory killer)"
+    >>> describe_exit(-15)
+    'killed by SIGTERM'
+    """
+    if rc >= 0:
+        return f"exit {rc}"
+    how = f"killed by {signal.Signals(-rc).name}"
+    return how + (" (most likely the kernel's out-of-memory killer)" if -rc == signal.SIGKILL else "")
+
+
 def run_tool(name, argv, cwd, stdout_path, log_path, timeout, progress_log=None):
     """Runs a tool, stdout to stdout_path, stderr to log_path; returns wall seconds.
     progress_log is the tool's own log, whose end says how far a stopped run got."""
@@ -122,8 +139,9 @@ def run_tool(name, argv, cwd, stdout_path, log_path, timeout, progress_log=None)
                          + last_lines([progress_log or log_path], 5))
     seconds = time.monotonic() - start
     if rc != 0:
-        raise SynthError(f"{name} failed (exit {rc}) after {seconds:.1f} s; last lines:\n  "
-                         + last_lines([log_path, stdout_path], 15))
+        # yosys runs quietly (-q): its own log says how far it got
+        raise SynthError(f"{name} failed ({describe_exit(rc)}) after {seconds:.1f} s; last lines:\n  "
+                         + last_lines([log_path, stdout_path] + ([progress_log] if progress_log else []), 15))
     return seconds
 
 
