@@ -244,6 +244,22 @@ def template_of(module):
     return m.group(1) if m else "generated"
 
 
+YOSYS_USAGE = re.compile(r"CPU: user ([\d.]+)s system ([\d.]+)s, MEM: ([\d.]+) MB peak")
+
+
+def yosys_usage(log_text):
+    """(CPU seconds, peak MB) from the summary at the end of a yosys log, or None when
+    there is none (a run that was stopped).
+
+    >>> yosys_usage("End of script. Logfile hash: b39c, CPU: user 136.17s system 2.05s, MEM: 965.59 MB peak")
+    (138.22, 965.59)
+    >>> yosys_usage("2.22. Executing SHARE pass (SAT-based resource sharing).") is None
+    True
+    """
+    m = YOSYS_USAGE.search(log_text)
+    return (round(float(m.group(1)) + float(m.group(2)), 2), float(m.group(3))) if m else None
+
+
 def synth_per_module(args, verilog, top, work):
     """One yosys run per module of the netlist, its submodules read as black boxes (ports
     only): the same result as `-noflatten` in one run (no optimisation crosses a module
@@ -306,6 +322,19 @@ def synth_per_module(args, verilog, top, work):
                 by_template[template][kind] += n * counts[name]
     reused = sum(1 for _, r in results.values() if r)
     done = {"unique": len(names), "synthesised": len(names) - reused, "reused": reused}
+    # the whole design's cost, reused modules included (their logs are kept with them)
+    usage = []
+    for name in names:
+        log = os.path.join(mdir, name + ".log")
+        if not os.path.isfile(log):
+            usage.append(None)
+            continue
+        with open(log, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            usage.append(yosys_usage(f.read().decode(errors="replace")))
+    if all(usage):
+        done.update({"cpu_seconds": round(sum(u[0] for u in usage), 1), "peak_mb": max(u[1] for u in usage)})
     breakdown = {t: {"instances": instances[t], **count_cells(c)} for t, c in sorted(by_template.items())}
     return sum(s for s, _ in results.values()), dict(sorted(cells.items())), done, breakdown
 
@@ -428,6 +457,10 @@ def main():
               f"[{synth['luts']} LUTs, {synth['ffs']} FFs, {synth['mlabs']} MLABs], M20K {synth['m20k']} ({p['m20k']}%), "
               f"DSP {synth['dsps']} ({p['dsps']}%)")
         print(f"DSPs {synth['dsp_agreement']}")
+        if "cpu_seconds" in synth.get("modules", {}):
+            m = synth["modules"]
+            print(f"modules: {m['unique']} ({m['synthesised']} synthesised, {m['reused']} reused); yosys CPU over all of "
+                  f"them {m['cpu_seconds']:.0f} s, at most {m['peak_mb']:.0f} MB in one")
         for t, f in synth.get("by_template", {}).items():
             print(f"  {t:16} x{f['instances']:<4} ALMs ~{f['alms']:>8}  LUTs {f['luts']:>8} "
                   f"(carry {f['luts_by_kind'].get('MISTRAL_ALUT_ARITH', 0)})  FFs {f['ffs']:>8}  "

@@ -139,6 +139,10 @@ TEST(CliSynth, PerModuleRunsReuseUnchangedModules) {
     EXPECT_EQ(s["modules"]["unique"], 1) << s.dump();
     EXPECT_EQ(s["modules"]["reused"], run) << s.dump();  // the second run synthesises nothing
     if (run == 0) first = s;
+    // the design's yosys cost, from the modules' logs: the same when they are reused
+    EXPECT_GT(s["modules"]["cpu_seconds"].get<double>(), 0.0) << s.dump();
+    EXPECT_EQ(s["modules"]["cpu_seconds"], first["modules"]["cpu_seconds"]);
+    EXPECT_GT(s["modules"]["peak_mb"].get<double>(), 0.0);
     EXPECT_EQ(s["luts"], first["luts"]);
     EXPECT_EQ(s["ffs"], first["ffs"]);
     EXPECT_GT(s["luts"].get<int64_t>(), 0);
