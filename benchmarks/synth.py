@@ -260,6 +260,16 @@ def yosys_usage(log_text):
     return (round(float(m.group(1)) + float(m.group(2)), 2), float(m.group(3))) if m else None
 
 
+def logged_usage(log_path):
+    """yosys_usage of a yosys log file (the summary is in its last lines), None without one."""
+    if not os.path.isfile(log_path):
+        return None
+    with open(log_path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 4096))
+        return yosys_usage(f.read().decode(errors="replace"))
+
+
 def synth_per_module(args, verilog, top, work):
     """One yosys run per module of the netlist, its submodules read as black boxes (ports
     only): the same result as `-noflatten` in one run (no optimisation crosses a module
@@ -309,7 +319,9 @@ def synth_per_module(args, verilog, top, work):
     cells = collections.Counter()
     by_template = collections.defaultdict(collections.Counter)
     instances = collections.Counter()
+    usage = []  # the whole design's yosys cost, reused modules included (their logs are kept)
     for name in names:
+        usage.append(logged_usage(os.path.join(mdir, name + ".log")))
         stat = load_yosys_stat(os.path.join(mdir, name + ".stat.json"))
         own = stat.get("modules", {}).get("\\" + name) or stat.get("modules", {}).get(name)
         if not own or "num_cells_by_type" not in own:
@@ -322,17 +334,6 @@ def synth_per_module(args, verilog, top, work):
                 by_template[template][kind] += n * counts[name]
     reused = sum(1 for _, r in results.values() if r)
     done = {"unique": len(names), "synthesised": len(names) - reused, "reused": reused}
-    # the whole design's cost, reused modules included (their logs are kept with them)
-    usage = []
-    for name in names:
-        log = os.path.join(mdir, name + ".log")
-        if not os.path.isfile(log):
-            usage.append(None)
-            continue
-        with open(log, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - 4096))
-            usage.append(yosys_usage(f.read().decode(errors="replace")))
     if all(usage):
         done.update({"cpu_seconds": round(sum(u[0] for u in usage), 1), "peak_mb": max(u[1] for u in usage)})
     breakdown = {t: {"instances": instances[t], **count_cells(c)} for t, c in sorted(by_template.items())}

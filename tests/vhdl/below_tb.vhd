@@ -15,18 +15,17 @@ begin
   process
     file result    : text;
     variable l     : line;
-    variable v_step, k_step : positive;
+    variable stride : positive;  -- between the sampled v, and the sampled k
     variable k     : integer;
     variable n, errors : natural := 0;
   begin
     for bits in 1 to 14 loop
-      v_step := 1;
+      stride := 1;
       if bits > 9 then
-        v_step := 2 ** (bits - 9) + 1;  -- odd: every residue of each chunk
+        stride := 2 ** (bits - 9) + 1;  -- odd: every residue of each chunk
       end if;
-      k_step := v_step;
       for v in 0 to 2 ** bits - 1 loop
-        if v mod v_step = 0 or v = 2 ** bits - 1 then
+        if v mod stride = 0 or v = 2 ** bits - 1 then
           k := -2;
           while k <= 2 ** bits + 1 loop
             n := n + 1;
@@ -39,7 +38,7 @@ begin
             if k >= v - 2 and k <= v + 2 then
               k := k + 1;
             else
-              k := k + k_step;
+              k := k + stride;
             end if;
           end loop;
         end if;

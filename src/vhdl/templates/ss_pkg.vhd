@@ -199,7 +199,7 @@ package body ss_pkg is
   function below(v : natural; k : integer; bits : positive) return boolean is
     constant CHUNK : positive := 6;  -- a 6-input LUT's compare
     variable uv, uk : unsigned(bits - 1 downto 0);
-    variable lo     : natural;
+    variable lo, hi : natural;  -- the chunk's bits
     variable lt, eq : boolean;
   begin
     if k <= 0 then
@@ -213,8 +213,9 @@ package body ss_pkg is
     eq := true;
     for c in (bits - 1) / CHUNK downto 0 loop
       lo := c * CHUNK;
-      lt := lt or (eq and uv(minimum(lo + CHUNK, bits) - 1 downto lo) < uk(minimum(lo + CHUNK, bits) - 1 downto lo));
-      eq := eq and uv(minimum(lo + CHUNK, bits) - 1 downto lo) = uk(minimum(lo + CHUNK, bits) - 1 downto lo);
+      hi := minimum(lo + CHUNK, bits) - 1;
+      lt := lt or (eq and uv(hi downto lo) < uk(hi downto lo));
+      eq := eq and uv(hi downto lo) = uk(hi downto lo);
     end loop;
     return lt;
   end function;
