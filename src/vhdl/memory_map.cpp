@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cctype>
+
+#include "skeleshare/support/random.h"
 #include <sstream>
 #include <stdexcept>
 
@@ -58,8 +60,22 @@ int hexValue(char c) {
 
 }  // namespace
 
-std::string memoryImage(const MemoryMap& map, const std::map<std::string, Tensor>& contents) {
-  std::vector<uint8_t> mem(static_cast<size_t>(map.totalBytes), 0);
+std::vector<uint8_t> poisonBytes(int64_t n, uint64_t seed) {
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  rng::SplitMix64 gen(rng::mix64(seed) ^ rng::fnv1a64("memory poison"));
+  uint64_t word = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i % 8 == 0) word = gen.next();
+    // Never 0: a skipped write of a zero (ReLU's most common output) must show.
+    out[i] = static_cast<uint8_t>(word >> (8 * (i % 8))) | uint8_t{1};
+  }
+  return out;
+}
+
+std::string memoryImage(const MemoryMap& map, const std::map<std::string, Tensor>& contents, uint64_t poisonSeed) {
+  // Everything the design may write (outputs, intermediates, the unused bytes of every
+  // line) starts as poison; only the buffers given in `contents` are real data.
+  std::vector<uint8_t> mem = poisonBytes(map.totalBytes, poisonSeed);
   for (const auto& r : map.regions) {
     auto it = contents.find(r.name);
     if (it == contents.end()) continue;

@@ -45,7 +45,7 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
                    const std::filesystem::path& vhdlDir, const std::filesystem::path& simDir, const SimOptions& o) {
   SimResult r;
   std::filesystem::create_directories(simDir);
-  writeFile(simDir / "memory.hex", memoryImage(design.map, inputs));
+  writeFile(simDir / "memory.hex", memoryImage(design.map, inputs, o.seed));
   std::filesystem::remove(simDir / "dump.txt");
   std::filesystem::remove(simDir / "result.txt");
   std::vector<std::filesystem::path> files;

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
+#include <set>
 #include <sstream>
 
 #include "vhdl_test_util.h"
@@ -68,6 +68,78 @@ TEST(SimChecks, WrongWeightAddressIsCaughtAtTheFirstDifferingElement) {
   EXPECT_FALSE(firstMismatch(want, good.outputs).has_value());
 }
 
+/// Makes every Write to `buffer` skip the elements at row-major offsets >= `from`: a mask
+/// on the written address (an affine function of the generator's digits) that only
+/// offsets below `from` pass. The design is otherwise unchanged.
+void skipWritesFrom(lower::Program& prog, const std::string& buffer, int64_t from) {
+  int b = prog.findBuffer(buffer);
+  ASSERT_GE(b, 0) << buffer;
+  int writes = 0;
+  for (auto& u : prog.units)
+    for (auto& n : u.nodes) {
+      if (n.prim != lower::Prim::Write || n.buffer != b) continue;
+      lower::AddrGen& a = n.addr;
+      lower::Affine address;
+      address.coef.assign(a.numDigits(), 0);
+      int64_t stride = 1;
+      for (size_t d = a.space.size(); d-- > 0;) {
+        address.offset += stride * a.coords[d].offset;
+        for (size_t k = 0; k < address.coef.size(); ++k) address.coef[k] += stride * a.coords[d].coef[k];
+        stride *= a.space[d];
+      }
+      a.masks.push_back({address, 0, from, 0});
+      ++writes;
+    }
+  ASSERT_GT(writes, 0) << "no Write to " << buffer;
+}
+
+std::map<std::string, Tensor> zeroInputs(const std::map<std::string, Tensor>& like) {
+  std::map<std::string, Tensor> z;
+  for (const auto& [name, t] : like) z.emplace(name, Tensor(t.bits(), t.shape()));
+  return z;
+}
+
+// The outputs' memory starts as poison (memoryImage), so an element the design never
+// writes is caught even where the expected value is 0. The hardest case: an all-zero
+// image, whose edges are all zero, and a design that skips the last element's write.
+TEST(SimChecks, ASkippedWriteIsCaughtAtTheElementEvenWhereZeroIsExpected) {
+  Stencil s;
+  auto zeros = zeroInputs(s.inputs);
+  auto want = ir::evaluateModule(s.m.module, *s.m.ctx, zeros);
+  const Tensor& edges = want.at("edges");
+  for (size_t i = 0; i < edges.size(); ++i) ASSERT_EQ(edges[i], 0);  // what makes this the hard case
+  SimResult good = run(emit(s.prog, "complete"), zeros, "complete", 1'000'000);
+  ASSERT_TRUE(good.ok) << good.error;
+  EXPECT_FALSE(firstMismatch(want, good.outputs).has_value());
+
+  lower::Program skipping = s.prog;
+  skipWritesFrom(skipping, "edges", static_cast<int64_t>(edges.size()) - 1);
+  SimResult r = run(emit(skipping, "skip_last"), zeros, "skip_last", 1'000'000);
+  ASSERT_TRUE(r.ok) << r.error;
+  auto bad = firstMismatch(want, r.outputs);
+  ASSERT_TRUE(bad.has_value()) << "a skipped write passed";
+  EXPECT_EQ(bad->describe().substr(0, 32), "output 'edges' element [7][7]: e") << bad->describe();
+  EXPECT_EQ(bad->expected, 0);
+  EXPECT_NE(bad->got, 0);
+  // Every other element was written.
+  for (size_t i = 0; i + 1 < edges.size(); ++i) EXPECT_EQ(r.outputs.at("edges")[i], 0) << i;
+}
+
+// A design that writes nothing at all cannot pass, whatever its inputs.
+TEST(SimChecks, ADesignThatWritesNothingFails) {
+  Stencil s;
+  lower::Program silent = s.prog;
+  skipWritesFrom(silent, "edges", 0);
+  for (const auto& inputs : {s.inputs, zeroInputs(s.inputs)}) {
+    SimResult r = run(emit(silent, "silent"), inputs, "silent", 1'000'000);
+    ASSERT_TRUE(r.ok) << r.error;
+    auto bad = firstMismatch(ir::evaluateModule(s.m.module, *s.m.ctx, inputs), r.outputs);
+    ASSERT_TRUE(bad.has_value());
+    EXPECT_EQ(bad->buffer, "edges");
+    EXPECT_EQ(bad->index, "[0][0]");
+  }
+}
+
 TEST(SimChecks, CycleLimitStopsAHungDesign) {
   Stencil s;
   SimResult r = run(emit(s.prog, "limited"), s.inputs, "limited", 50);
@@ -99,7 +171,7 @@ TEST(MemoryMap, ImageAndDumpRoundTrip) {
   Tensor a(8, {70}), b(32, {3, 5});
   for (size_t i = 0; i < a.size(); ++i) a.setWrapped(i, static_cast<int64_t>(i) * 37 - 1000);
   for (size_t i = 0; i < b.size(); ++i) b.setWrapped(i, -static_cast<int64_t>(i) * 123457);
-  std::string image = memoryImage(map, {{"a", a}, {"b", b}});
+  std::string image = memoryImage(map, {{"a", a}, {"b", b}}, 1);
   // the image lines, numbered, are a dump
   std::istringstream in(image);
   std::string line, dump;
@@ -109,8 +181,47 @@ TEST(MemoryMap, ImageAndDumpRoundTrip) {
   EXPECT_TRUE(out.at("b") == b);
   EXPECT_THROW(readOutputs(map, "2 zz\n"), std::runtime_error);
   EXPECT_THROW(readOutputs(map, "0 " + std::string(128, '0') + "\n"), std::runtime_error);  // line 2 missing
-  EXPECT_THROW(memoryImage(map, {{"a", b}}), std::runtime_error);
+  EXPECT_THROW(memoryImage(map, {{"a", b}}, 1), std::runtime_error);
   EXPECT_NE(cHeader(map, "my design").find("#define MY_DESIGN_B_BASE 0x00000080u"), std::string::npos);
+}
+
+// What the design has to write starts as poison: outputs, intermediates and the unused
+// bytes after every region; never 0, a function of the seed.
+TEST(MemoryMap, UnwrittenMemoryIsPoisonedBySeed) {
+  lower::Program p;
+  p.buffers.push_back({"a", 8, {70}, lower::Memory::OffChip, lower::Role::Input});
+  p.buffers.push_back({"t", 8, {64}, lower::Memory::OffChip, lower::Role::Intermediate});
+  p.buffers.push_back({"b", 32, {3, 5}, lower::Memory::OffChip, lower::Role::Output});
+  MemoryMap map = layoutMemory(p);
+  Tensor a(8, {70});
+  for (size_t i = 0; i < a.size(); ++i) a.setWrapped(i, static_cast<int64_t>(i % 3));  // zeros among the data
+  auto dumpOf = [&](uint64_t seed) {
+    std::istringstream in(memoryImage(map, {{"a", a}}, seed));
+    std::string line, dump;
+    for (int n = 0; std::getline(in, line); ++n) dump += std::to_string(n) + " " + line + "\n";
+    return dump;
+  };
+  std::string d1 = dumpOf(1), d2 = dumpOf(2);
+  EXPECT_EQ(d1, dumpOf(1));
+  EXPECT_NE(d1, d2);
+  // every line: byte 63 first, so the input's bytes 0..63 are the last 128 digits of line 0
+  std::istringstream lines(d1);
+  std::string n, hex;
+  lines >> n >> hex;
+  for (int byte = 0; byte < 64; ++byte)
+    EXPECT_EQ(hex.substr(static_cast<size_t>(2 * (63 - byte)), 2), fmt::format("{:02x}", byte % 3)) << byte;
+  lines >> n >> hex;  // line 1: input bytes 64..69, then poison
+  for (int byte = 0; byte < 64; ++byte) {
+    std::string digits = hex.substr(static_cast<size_t>(2 * (63 - byte)), 2);
+    if (byte < 6) EXPECT_EQ(digits, fmt::format("{:02x}", (64 + byte) % 3)) << byte;
+    else EXPECT_EQ(std::stoi(digits, nullptr, 16) % 2, 1) << "byte " << 64 + byte << " is not poison: " << digits;
+  }
+  auto out = readOutputs(map, d1).at("b");
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_NE(out[i], 0) << i;
+  EXPECT_FALSE(readOutputs(map, d1).at("b") == readOutputs(map, d2).at("b"));
+  std::vector<uint8_t> poison = poisonBytes(4096, 7);
+  EXPECT_EQ(std::count(poison.begin(), poison.end(), uint8_t{0}), 0);
+  EXPECT_GT(std::set<uint8_t>(poison.begin(), poison.end()).size(), 100u);  // not a constant
 }
 
 TEST(Emitter, IdentifiersAreSanitised) {

@@ -40,10 +40,17 @@ struct MemoryMap {
 
 MemoryMap layoutMemory(const lower::Program& prog);
 
+/// `n` bytes of the poison pattern of `seed`: SplitMix64 bytes with the low bit set, so
+/// that no poisoned byte is 0.
+std::vector<uint8_t> poisonBytes(int64_t n, uint64_t seed);
+
 /// The memory image: one text line per 512-bit line, 128 hex digits, byte 63 first.
-/// `contents` gives the initial value of buffers by name (inputs and weights); the rest
-/// is zero. Throws std::runtime_error when a tensor's width or shape is not its buffer's.
-std::string memoryImage(const MemoryMap& map, const std::map<std::string, Tensor>& contents);
+/// `contents` gives the initial value of buffers by name (inputs and weights). Every
+/// other byte (outputs, intermediates, the padding after each region) is poison from
+/// `poisonSeed` (poisonBytes), so an element the design fails to write differs from any
+/// value it should have written with high probability, and from 0 always.
+/// Throws std::runtime_error when a tensor's width or shape is not its buffer's.
+std::string memoryImage(const MemoryMap& map, const std::map<std::string, Tensor>& contents, uint64_t poisonSeed);
 
 /// Parses a testbench dump ("<line> <128 hex digits>" per line) and extracts every buffer
 /// whose role is Output. Throws std::runtime_error on a malformed dump or a missing line.

@@ -20,7 +20,7 @@ void writeDesign(const EmittedDesign& design, const std::filesystem::path& dir);
 void writeTestbench(const TestbenchFiles& tb, const std::filesystem::path& dir);
 
 struct SimOptions {
-  uint64_t seed = 1;          // the memory model's random wait states
+  uint64_t seed = 1;          // the memory model's random wait states and the poison of unwritten memory
   int stallPercent = 25;      // waitrequest on about this share of cycles
   int64_t maxCycles = 50'000'000;
   GhdlBackend backend = GhdlBackend::Default;
