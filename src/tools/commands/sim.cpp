@@ -130,7 +130,11 @@ int runSim(SimCommandOptions o) {
   vhdl::SimResult r = vhdl::simulate(*c.hardware, tb, inputs, dir / "vhdl", dir / "sim", so);
 
   std::optional<vhdl::Mismatch> bad;
-  if (r.ok) bad = vhdl::firstMismatch(want, r.outputs);
+  if (r.ok) {
+    bad = vhdl::firstMismatch(want, r.outputs);
+    // What the hardware computed, for inspection beside `run`'s outputs: DIR/sim/NAME.npy.
+    for (const auto& [name, t] : r.outputs) writeNpy((dir / "sim" / (name + ".npy")).string(), t);
+  }
   bool pass = r.ok && !bad;
   Json j;
   j["file"] = o.file;
