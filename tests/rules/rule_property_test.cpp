@@ -8,6 +8,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "skeleshare/egraph/runner.h"
@@ -249,8 +250,28 @@ TEST(RuleProperty, EveryRuleIsSoundOnRandomShapes) {
   }
 }
 
-// A wrong rule must be caught by the same harness: merging partial sums into a dot
-// product of the wrong operands is well typed but unsound.
+/// Runs checkCase with its failures intercepted; returns their messages.
+std::vector<std::string> interceptedFailures(const Rule& rule, ir::Context& ctx, const Case& c) {
+  ::testing::TestPartResultArray failures;
+  {
+    ::testing::ScopedFakeTestPartResultReporter reporter(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+    checkCase(rule, ctx, c, 1);
+  }
+  std::vector<std::string> out;
+  for (int i = 0; i < failures.size(); ++i) out.emplace_back(failures.GetTestPartResult(i).message());
+  return out;
+}
+
+size_t countContaining(const std::vector<std::string>& messages, const std::string& what) {
+  return static_cast<size_t>(
+      std::count_if(messages.begin(), messages.end(), [&](const std::string& m) { return m.find(what) != std::string::npos; }));
+}
+
+// A wrong rule must be caught by the same harness, for the right reason: merging partial
+// sums into a dot product of the wrong operands is well typed, applies, and computes a
+// different value, so the failures are value mismatches (not "did not apply", not a
+// verifier or evaluation error).
 TEST(RuleProperty, TheHarnessCatchesAnUnsoundRule) {
   std::string printed;
   auto bad = loadTexts({{"bad.rules", R"(
@@ -263,15 +284,29 @@ rule R-BAD-HALVE group parallelism:
   Gen gen(ctx, 7);
   const ir::Type* i8 = ctx.intType(8);
   Case c{ctx.op(Op::MergePartialSum, {gen.ppd(2, 4, 2, 2, i8, i8)}), {}};
-  size_t failuresBefore = 0;
-  {
-    ::testing::TestPartResultArray failures;
-    ::testing::ScopedFakeTestPartResultReporter reporter(
-        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
-    checkCase(*bad->find("R-BAD-HALVE"), ctx, c, 1);
-    failuresBefore = static_cast<size_t>(failures.size());
-  }
-  EXPECT_GT(failuresBefore, 0u);
+  auto failures = interceptedFailures(*bad->find("R-BAD-HALVE"), ctx, c);
+  ASSERT_FALSE(failures.empty());
+  EXPECT_GT(countContaining(failures, "R-BAD-HALVE: the two sides differ"), 0u);
+  EXPECT_EQ(countContaining(failures, "the two sides differ"), failures.size()) << failures.front();
+}
+
+// ... and a rule that cannot apply is reported as such, not counted as checked.
+TEST(RuleProperty, TheHarnessReportsARuleThatDidNotApply) {
+  std::string printed;
+  auto never = loadTexts({{"never.rules", R"(
+rule R-NEVER group parallelism:
+  ParallelDot[?P](?a, ?b) => ParallelDot[?P](?b, ?a)
+  where ?P == 1000;
+)"}},
+                         printed);
+  ASSERT_TRUE(never) << printed;
+  ir::Context ctx;
+  Gen gen(ctx, 7);
+  const ir::Type* i8 = ctx.intType(8);
+  Case c{ctx.op(Op::ParallelDot, {gen.in({2, 3}, i8), gen.in({2, 3}, i8)}, {2}), {}};
+  auto failures = interceptedFailures(*never->find("R-NEVER"), ctx, c);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("R-NEVER did not apply"), std::string::npos) << failures[0];
 }
 
 }  // namespace
