@@ -365,7 +365,9 @@ void Lowerer::markCalls(int let, size_t firstUnit) {
         case Prim::SplitVec:
         case Prim::JoinVec:
         case Prim::StmToVec:
-        case Prim::VecToStm: break;  // the call's memory access and wiring
+        case Prim::VecToStm:
+        case Prim::Repeat:
+        case Prim::Broadcast: break;  // the call's memory access, replay buffers and wiring
         default: call.datapath.push_back(static_cast<uint32_t>(i));
       }
     }

@@ -31,6 +31,7 @@ std::string_view primName(Prim p) {
     case Prim::StmToVec: return "StmToVec";
     case Prim::VecToStm: return "VecToStm";
     case Prim::Repeat: return "Repeat";
+    case Prim::Broadcast: return "Broadcast";
   }
   return "?";
 }
@@ -207,13 +208,24 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
       r.dims[ns].kind = DimKind::Stream;
       break;
     }
-    case Prim::Repeat:
+    case Prim::Repeat: {
+      arity(1);
+      needParams(n, 2);
+      r = *ops[0];
+      if (n.params[0] < 1) bad(n, "non-positive count");
+      if (n.params[1] < 0 || static_cast<size_t>(n.params[1]) > r.numStreamDims())
+        bad(n, fmt::format("no stream position {} in {}", n.params[1], r.str()));
+      r.dims.insert(r.dims.begin() + n.params[1], Dim{n.params[0], DimKind::Stream});
+      break;
+    }
+    case Prim::Broadcast: {
       arity(1);
       needParams(n, 1);
-      if (n.params[0] < 1) bad(n, "non-positive count");
       r = *ops[0];
-      r.dims.insert(r.dims.begin(), Dim{n.params[0], DimKind::Stream});
+      if (n.params[0] < 1) bad(n, "non-positive count");
+      r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(r.numStreamDims()), Dim{n.params[0], DimKind::Vector});
       break;
+    }
   }
   std::string why = r.check();
   if (!why.empty()) bad(n, why);

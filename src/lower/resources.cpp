@@ -51,11 +51,16 @@ Resources nodeResources(const Unit& unit, const Node& n) {
       r.logic = opType(0).vectorLanes() * n.type.bits;  // output multiplexer
       break;
     case Prim::Repeat: {
+      // a replay buffer of the repeated block: the stream inside the new dimension
       const MType& in = opType(0);
-      if (in.numStreamDims() == 0) r.logic = in.vectorLanes() * in.bits;  // a register
-      else r.onChipBits = in.streamSteps() * in.vectorLanes() * in.bits;  // replay buffer
+      int64_t block = 1;
+      for (size_t i = static_cast<size_t>(n.params[1]); i < in.numStreamDims(); ++i) block *= in.dims[i].extent;
+      if (block == 1) r.logic = in.vectorLanes() * in.bits;  // a register
+      else r.onChipBits = block * in.vectorLanes() * in.bits;
       break;
     }
+    case Prim::Broadcast:  // wiring
+      break;
   }
   return r;
 }

@@ -357,8 +357,27 @@ class UnitWriter {
         body_ += fmt::format("  n{0}_valid <= {1};\n  n{0}_data <= {2};\n  {3} <= n{0}_ready;\n", i, e.valid, e.data, e.ready);
         return;
       }
-      case Prim::Repeat:
-        throw EmitError(fmt::format("unit '{}': Repeat has no hardware template yet", unit_.name));
+      case Prim::Repeat: {
+        // a replay buffer of the block inside the new dimension
+        const lower::MType& in = opType(0);
+        int64_t block = 1;
+        for (size_t d = static_cast<size_t>(n.params[1]); d < in.numStreamDims(); ++d) block *= in.dims[d].extent;
+        body_ += fmt::format(
+            "  n{0}_repeat : entity work.ss_repeat\n    generic map (W => {1}, WORDS => {2}, N => {3})\n"
+            "    port map (clk => clk, rst => rst, {4},\n              {5});\n",
+            i, widthOf(in), block, n.params[0], inPorts(i, 0, "i"), outPorts(i));
+        return;
+      }
+      case Prim::Broadcast: {
+        // n copies of the operand's lanes, the copy index outermost: wires
+        const Endpoint& e = operand(i, 0);
+        int64_t w = widthOf(opType(0));
+        body_ += fmt::format(
+            "  n{0}_copies : for k in 0 to {1} generate\n    n{0}_data((k + 1) * {2} - 1 downto k * {2}) <= {3};\n"
+            "  end generate;\n  n{0}_valid <= {4};\n  {5} <= n{0}_ready;\n",
+            i, n.params[0] - 1, w, e.data, e.valid, e.ready);
+        return;
+      }
     }
     throw EmitError("unknown primitive");
   }

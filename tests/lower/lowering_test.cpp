@@ -36,14 +36,21 @@ TEST(Lowering, PadFeedingAConvIsAMaskedAddressPattern) {
   for (const auto& mk : readX->addr.masks)
     if (mk.fill == 0 && mk.lo == 0 && (mk.hi == 6 || mk.hi == 5)) ++padMasks;
   EXPECT_EQ(padMasks, 2) << readX->addr.str();
-  // The window (3x3x3 = 27 elements) is one vector of 27 lanes per output channel.
-  EXPECT_EQ(readX->type.str(), "stm[6][5][1][1] vec[4][27] i8");  // positions, row groups, one chunk
-  // requant and relu are stages of the same unit, before its one write.
+  // The window (3x3x3 = 27 elements) is read once per position, row group and chunk and
+  // broadcast to the 4 output channels' lanes.
+  EXPECT_EQ(readX->type.str(), "stm[6][5][1][1] vec[27] i8");  // positions, row groups, one chunk
+  // The weights do not depend on the position: read once (one word of 4 x 27) and replayed
+  // for the 30 positions from an on-chip buffer. requant and relu are stages of the same
+  // unit, before its one write.
   std::vector<Prim> prims;
   for (const auto& n : u.nodes) prims.push_back(n.prim);
-  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Read, Prim::Mul, Prim::ReduceVec, Prim::ReduceStm, Prim::RoundShift,
-                                      Prim::Saturate, Prim::Const, Prim::Max, Prim::Write}));
+  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Repeat, Prim::SplitStm, Prim::Read, Prim::Broadcast, Prim::Mul,
+                                      Prim::ReduceVec, Prim::ReduceStm, Prim::RoundShift, Prim::Saturate, Prim::Const,
+                                      Prim::Max, Prim::Write}));
+  EXPECT_EQ(u.nodes[0].type.str(), "stm[1][1] vec[4][27] i8");
+  EXPECT_EQ(u.nodes[1].params, (std::vector<int64_t>{30, 0}));
   EXPECT_EQ(programResources(p).dsps, 4 * 27);
+  EXPECT_EQ(nodeResources(u, u.nodes[1]).logic, 4 * 27 * 8);  // a one-word replay buffer: a register
 }
 
 TEST(Lowering, WideRowsAreChunkedIntoSixtyFourLanes) {
@@ -57,8 +64,10 @@ output o = conv(x, w);
   Program p;
   expectAgrees(m, 2, &p);
   ASSERT_EQ(p.units.size(), 1u);
-  const Node& rx = p.units[0].nodes[0];
-  EXPECT_EQ(rx.type.str(), "stm[2][2][1][3] vec[5][64] i8");
+  const Node& rw = p.units[0].nodes[0];  // the weights: 3 chunks of 5 x 64, replayed per position
+  EXPECT_EQ(rw.type.str(), "stm[1][3] vec[5][64] i8");
+  const Node& rx = p.units[0].nodes[3];  // the window: 3 chunks of 64 per position, broadcast
+  EXPECT_EQ(rx.type.str(), "stm[2][2][1][3] vec[64] i8");
   EXPECT_FALSE(rx.addr.linear().has_value());  // the window is a mixed-radix index
   EXPECT_EQ(programResources(p).dsps, 5 * 64);
   bool accumulates = false;
@@ -149,9 +158,9 @@ TEST(Lowering, CycleEstimateCountsLinesAndStreams) {
   Program p = lowerModule(m.module, *m.ctx);
   auto e = estimateCycles(p);
   ASSERT_EQ(e.perUnit.size(), 1u);
-  // 30 output positions x 1 row group; the weight read is 4 x 27 x 8 = 864 bits per step,
-  // two 512-bit lines, so 60 cycles.
-  EXPECT_EQ(e.total, 60);
+  // 30 output positions x 1 row group, one window line each; the weights (4 x 27 x 8 = 864
+  // bits, two 512-bit lines) are read once and replayed.
+  EXPECT_EQ(e.total, 30);
 }
 
 }  // namespace

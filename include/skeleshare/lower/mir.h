@@ -43,7 +43,11 @@ enum class Prim : uint8_t {
   JoinVec,     // [d] (a): vector dimensions d, d+1 merge
   StmToVec,    // (a): the innermost stream dimension becomes the outermost vector one
   VecToStm,    // (a): the outermost vector dimension becomes the innermost stream one
-  Repeat,      // [n] (a): a new outermost stream dimension of extent n (the value n times)
+  Repeat,      // [n, d] (a): a new stream dimension of extent n before stream dimension d:
+               // for each index of the d outer stream dimensions, the inner stream n times
+               // (hardware: a replay buffer of the inner stream, on chip)
+  Broadcast,   // [n] (a): a new outermost vector dimension of extent n, every lane a copy
+               // (hardware: wires)
 };
 
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };
@@ -129,6 +133,7 @@ class UnitBuilder {
   uint32_t constant(int64_t value, int bits, std::vector<Dim> dims);
   uint32_t op(Prim p, std::vector<uint32_t> operands, std::vector<int64_t> params = {});
   const MType& type(uint32_t n) const { return unit_.nodes.at(n).type; }
+  int bits(int buffer) const { return prog_.buffers.at(static_cast<size_t>(buffer)).bits; }
 
  private:
   uint32_t add(Node n);
