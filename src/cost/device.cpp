@@ -48,6 +48,11 @@ Device parseDevice(const std::string& jsonText, const std::string& what) {
   if (d.hostLineBits % 8 != 0)
     throw std::runtime_error(fmt::format("{}: field \"host_line_bits\" must be a multiple of 8, got {}", what,
                                          d.hostLineBits));
+  const nlohmann::json* rate = j.contains("memory_lines_per_cycle") ? &j.at("memory_lines_per_cycle") : nullptr;
+  if (!rate || !rate->is_number() || rate->get<double>() <= 0 || rate->get<double>() > 1)
+    throw std::runtime_error(fmt::format("{}: field \"memory_lines_per_cycle\" must be a number in (0, 1]", what));
+  d.memoryLinesPerCycle = rate->get<double>();
+  d.memoryLatency = positiveInt(j, "memory_latency_cycles", what);
   return d;
 }
 

@@ -214,6 +214,17 @@ void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const
 
 std::string templateDir(const std::string& dataDir) { return dataDir + "/src/vhdl/templates"; }
 
+Json unitEstimatesJson(const lower::Program& prog, const lower::CycleEstimate& estimate) {
+  Json units = Json::array();
+  for (size_t i = 0; i < prog.units.size() && i < estimate.loads.size(); ++i)
+    units.push_back({{"unit", prog.units[i].name},
+                     {"cycles", estimate.perUnit[i]},
+                     {"busiest", estimate.loads[i].busiest},
+                     {"lines", estimate.loads[i].lines},
+                     {"depth", estimate.loads[i].depth}});
+  return units;
+}
+
 Json memoryMapJson(const vhdl::MemoryMap& map) {
   Json buffers = Json::array();
   for (const auto& r : map.regions)
@@ -272,9 +283,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
   // Lowering and VHDL.
   Json hw;
   try {
-    lower::LowerOptions lo;
-    lo.simdWidth = device.simdWidth();
-    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lo);
+    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lower::lowerOptions(device));
     c.program = std::move(lowered.program);
     c.programText = std::move(lowered.text);
     lower::Resources res = lowered.resources;
@@ -283,6 +292,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     j["lowered_dsps"] = res.dsps;
     j["onchip_memory_bits"] = res.onChipBits;
     j["estimated_cycles"] = c.estimatedCycles;
+    j["estimated_units"] = unitEstimatesJson(*c.program, lowered.cycles);
     j["lowered_units"] = c.program->units.size();
     j["lowered_calls"] = lowered.calls;
     vhdl::EmitOptions eo;

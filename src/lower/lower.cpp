@@ -464,6 +464,14 @@ Program Lowerer::run(const ir::Module& module) {
 
 }  // namespace detail
 
+LowerOptions lowerOptions(const cost::Device& device) {
+  LowerOptions o;
+  o.simdWidth = device.simdWidth();
+  o.onChipBudgetBits = device.m20kBlocks * 20480;  // an M20K block holds 20 Kbit
+  o.memory = cost::memorySystem(device);
+  return o;
+}
+
 Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
   detail::Lowerer l(ctx, options);
   try {

@@ -109,30 +109,6 @@ Resources programResources(const Program& prog) {
   return r;
 }
 
-int64_t unitCycles(const Program& prog, const Unit& unit, int64_t portBits) {
-  int64_t cycles = 0;
-  for (const auto& n : unit.nodes) {
-    const MType& t = n.prim == Prim::Write ? unit.nodes[n.operands[0]].type : n.type;
-    int64_t c = t.streamSteps();
-    if ((n.prim == Prim::Read || n.prim == Prim::Write) &&
-        prog.buffers[static_cast<size_t>(n.buffer)].memory == Memory::OffChip) {
-      int64_t lineBits = t.vectorLanes() * t.bits;
-      c *= std::max<int64_t>(1, (lineBits + portBits - 1) / portBits);
-    }
-    cycles = std::max(cycles, c);
-  }
-  return cycles;
-}
-
-CycleEstimate estimateCycles(const Program& prog, int64_t portBits) {
-  CycleEstimate e;
-  for (const auto& u : prog.units) {
-    e.perUnit.push_back(unitCycles(prog, u, portBits));
-    e.total += e.perUnit.back();
-  }
-  return e;
-}
-
 void placeBuffers(Program& prog, int64_t budgetBits) {
   int64_t used = 0;
   for (auto& b : prog.buffers) {

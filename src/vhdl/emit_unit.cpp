@@ -8,6 +8,7 @@
 
 #include <map>
 
+#include "skeleshare/lower/runs.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "vhdl_text.h"
 
@@ -38,75 +39,18 @@ int64_t innermostVector(const lower::MType& t) {
   return t.dims.back().extent;
 }
 
-std::vector<int64_t> padded(std::vector<int64_t> v, size_t n) {
-  if (v.size() > n) throw EmitError("address generator: an affine form is longer than its variables");
-  v.resize(n, 0);
-  return v;
-}
-
-/// The address-generator generics of ss_read/ss_write (lists padded to one entry).
+/// The address-generator generics of ss_read/ss_write (lower::agenParams).
 std::string addrGenGenerics(const AddrGen& g) {
-  std::vector<int64_t> extents, gOff, gCoef, dGroup, dDiv, dMod, space, cOff, cCoef, mOff, mCoef, mLo, mHi, mFill;
-  size_t nc = std::max<size_t>(1, g.counters.size());
-  for (const auto& c : g.counters) extents.push_back(c.extent);
-  if (extents.empty()) extents.push_back(1);
-  for (size_t gi = 0; gi < g.groups.size(); ++gi) {
-    const auto& gr = g.groups[gi];
-    gOff.push_back(gr.value.offset);
-    auto coef = padded(gr.value.coef, nc);
-    gCoef.insert(gCoef.end(), coef.begin(), coef.end());
-    int64_t inner = 1;
-    for (size_t i = 1; i < gr.radices.size(); ++i) inner *= gr.radices[i];
-    for (size_t i = 0; i < gr.radices.size(); ++i) {
-      dGroup.push_back(static_cast<int64_t>(gi));
-      dDiv.push_back(inner);
-      dMod.push_back(i == 0 ? 0 : gr.radices[i]);
-      if (i + 1 < gr.radices.size()) inner /= gr.radices[i + 1];
-    }
-  }
-  if (gOff.empty()) {
-    gOff.push_back(0);
-    gCoef.assign(nc, 0);
-  }
-  if (dGroup.empty()) {
-    dGroup.push_back(0);
-    dDiv.push_back(1);
-    dMod.push_back(0);
-  }
-  size_t nd = dGroup.size();
-  for (size_t s = 0; s < g.coords.size(); ++s) {
-    space.push_back(g.space[s]);
-    cOff.push_back(g.coords[s].offset);
-    auto coef = padded(g.coords[s].coef, nd);
-    cCoef.insert(cCoef.end(), coef.begin(), coef.end());
-  }
-  if (space.empty()) {
-    space.push_back(1);
-    cOff.push_back(0);
-    cCoef.assign(nd, 0);
-  }
-  for (const auto& m : g.masks) {
-    mOff.push_back(m.expr.offset);
-    auto coef = padded(m.expr.coef, nd);
-    mCoef.insert(mCoef.end(), coef.begin(), coef.end());
-    mLo.push_back(m.lo);
-    mHi.push_back(m.hi);
-    mFill.push_back(m.fill);
-  }
-  size_t nm = g.masks.size();
-  if (nm == 0) {
-    mOff = mLo = mHi = mFill = {0};
-    mCoef = {0};
-  }
+  lower::AgenParams p = lower::agenParams(g);
   return fmt::format(
       "NC => {}, EXTENTS => {},\n"
       "      NG => {}, G_OFFSET => {}, G_COEF => {},\n"
       "      ND => {}, D_GROUP => {}, D_DIV => {}, D_MOD => {},\n"
       "      NS => {}, SPACE => {}, C_OFFSET => {}, C_COEF => {},\n"
       "      NM => {}, M_OFFSET => {}, M_COEF => {}, M_LO => {}, M_HI => {}, M_FILL => {}",
-      extents.size(), intVector(extents), gOff.size(), intVector(gOff), intVector(gCoef), nd, intVector(dGroup),
-      intVector(dDiv), intVector(dMod), space.size(), intVector(space), intVector(cOff), intVector(cCoef), nm,
-      intVector(mOff), intVector(mCoef), intVector(mLo), intVector(mHi), intVector(mFill));
+      p.nc, intVector(p.extents), p.ng, intVector(p.gOffset), intVector(p.gCoef), p.nd, intVector(p.dGroup),
+      intVector(p.dDiv), intVector(p.dMod), p.ns, intVector(p.space), intVector(p.cOffset), intVector(p.cCoef), p.nm,
+      intVector(p.mOffset), intVector(p.mCoef), intVector(p.mLo), intVector(p.mHi), intVector(p.mFill));
 }
 
 class UnitWriter {
@@ -233,9 +177,6 @@ class UnitWriter {
     return fmt::format("o_valid => n{0}_valid, o_ready => n{0}_ready, o_data => n{0}_data", i);
   }
 
-  /// Elements a Read or Write handles per cycle: up to a line's worth, at most its lanes.
-  static int64_t perCycle(int64_t lanes, int bits) { return std::min<int64_t>(lanes, kLineBytes / (bits / 8)); }
-
   std::string linePort(bool write) {
     size_t p = out_.portIsWrite.size();
     out_.portIsWrite.push_back(write);
@@ -264,7 +205,7 @@ class UnitWriter {
             "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7})\n"
             "    port map (clk => clk, rst => rst, {8},\n              {9});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
-            perCycle(lanesOf(n.type), r.bits), port, outPorts(i));
+            lower::perCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i));
         return;
       }
       case Prim::Write: {
@@ -278,7 +219,7 @@ class UnitWriter {
             "      LANES => {3}, VBITS => {4}, BITS => {5}, BASE => {6}, EBYTES => {7}, PER_CYCLE => {8})\n"
             "    port map (clk => clk, rst => rst, {9},\n              {10}, done => n{0}_done);\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(opType(0)), opType(0).bits, r.bits, intLiteral(r.base), r.bits / 8,
-            perCycle(lanesOf(opType(0)), r.bits), inPorts(i, 0, "i"), port);
+            lower::perCycle(lanesOf(opType(0)), r.bits / 8), inPorts(i, 0, "i"), port);
         return;
       }
       case Prim::Const:

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "skeleshare/cost/cost_model.h"
+#include "skeleshare/cost/cycle_model.h"
 #include "skeleshare/ir/builders.h"
 
 using namespace skeleshare;
@@ -55,7 +56,25 @@ TEST(Device, MalformedFilesAreRejectedWithTheField) {
   EXPECT_NE(msg(R"({"name": "x", "dsp_blocks": 3, "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 12})")
                 .find("multiple of 8"),
             std::string::npos);
+  const std::string base = R"({"name": "x", "dsp_blocks": 3, "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 8)";
+  EXPECT_NE(msg(base + "}").find("memory_lines_per_cycle"), std::string::npos);
+  EXPECT_NE(msg(base + R"(, "memory_lines_per_cycle": 1.5, "memory_latency_cycles": 2})").find("memory_lines_per_cycle"),
+            std::string::npos);
+  EXPECT_NE(msg(base + R"(, "memory_lines_per_cycle": 0.5})").find("memory_latency_cycles"), std::string::npos);
+  EXPECT_EQ(msg(base + R"(, "memory_lines_per_cycle": 0.5, "memory_latency_cycles": 2})"), "accepted");
   EXPECT_THROW(findDevice("no_such_board", SKELESHARE_SOURCE_DIR), std::runtime_error);
+}
+
+// The memory port of the paper's board, as the cycle model reads it.
+TEST(Device, MemoryPortOfTheBoard) {
+  Device d = findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  MemorySystem m = memorySystem(d);
+  EXPECT_EQ(m.linesPerKilocycle, 700);
+  EXPECT_EQ(m.latency, 4);
+  // busiest stage or port, whichever is longer, plus depth and latency
+  EXPECT_EQ(unitCycles({100, 10, 5}, m), 100 + 5 + 4);
+  EXPECT_EQ(unitCycles({100, 140, 5}, m), 200 + 5 + 4);
+  EXPECT_EQ(unitCycles({100, 141, 5}, m), 202 + 5 + 4);  // ceil(141 / 0.7)
 }
 
 TEST_F(CostTest, ParallelDotTimeAndDsps) {

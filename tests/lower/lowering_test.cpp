@@ -6,6 +6,8 @@
 
 #include "skeleshare/ir/builders.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/runs.h"
+#include "skeleshare/lower/timing.h"
 #include "test_util.h"
 
 namespace skeleshare::lower::test {
@@ -153,14 +155,23 @@ output o = TiledMv(@a, @v, \i8[4][4]. \i8[4]. Relu(Mv(%1, %0, \i8[4][4]. \i8[4][
   EXPECT_THROW(lowerModule(m.module, *m.ctx), LowerError);
 }
 
-TEST(Lowering, CycleEstimateCountsLinesAndStreams) {
+// The estimate of the padded convolution: the window read is the busiest stage (three
+// window rows of three pixels per position: three runs each, and one more where a row
+// starts in the padding); the weights are read once.
+TEST(Lowering, CycleEstimateCountsRunsAndLines) {
   Loaded m = loadDslText(kPaddedConv);
   Program p = lowerModule(m.module, *m.ctx);
-  auto e = estimateCycles(p);
+  auto e = estimateCycles(p, {700, 4});
   ASSERT_EQ(e.perUnit.size(), 1u);
-  // 30 output positions x 1 row group, one window line each; the weights (4 x 27 x 8 = 864
-  // bits, two 512-bit lines) are read once and replayed.
-  EXPECT_EQ(e.total, 30);
+  const cost::UnitLoad& l = e.loads[0];
+  AccessCount x = readAccess(p.units[0].nodes[3].addr, 1, 27);
+  EXPECT_EQ(l.busiest, x.runs);
+  EXPECT_GE(x.runs, 30 * 3);
+  EXPECT_LE(x.runs, 30 * 3 + 6 + 5 + 6 + 5);  // at most one more per padded window row
+  // The weights: one 4 x 27 word, read once; its rows are flattened (ky, kx, c) windows,
+  // and a run stops where ky changes: three runs per row.
+  EXPECT_EQ(readAccess(p.units[0].nodes[0].addr, 1, 4 * 27).runs, 12);
+  EXPECT_EQ(e.total, cost::unitCycles(l, {700, 4}) + cost::kUnitSwitch);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/printer.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/verifier.h"
 
 namespace skeleshare::lower {
@@ -235,16 +236,34 @@ TEST(Printer, ShowsBuffersNodesAndAddressPatterns) {
   EXPECT_NE(s.find("Write(%0) to @y"), std::string::npos) << s;
 }
 
-TEST(Cycles, OffChipVectorsTakeOneLinePerCycle) {
-  Fixture f({10, 128});  // 128 x i8 = 1024 bits: two 512-bit lines per stream step
-  f.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OnChip, Role::Intermediate});
+// The cycle model's load of a unit (timing.h): a copy of 10 vectors of 128 i8 lanes (two
+// lines each) runs two runs per vector through the read and the write, and moves 20 lines
+// each way.
+TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
+  Fixture f({10, 128});
+  f.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OffChip, Role::Intermediate});
   AddrGen g = AddrGen::identity({10, 128});
   g.counters[1].kind = V;
   uint32_t a = f.b().read(0, g);
   f.b().write(1, g, a);
-  EXPECT_EQ(unitCycles(f.prog, f.unit), 20);
-  f.prog.buffers[0].memory = Memory::OnChip;
-  EXPECT_EQ(unitCycles(f.prog, f.unit), 10);
+  cost::UnitLoad load = unitLoad(f.prog, f.unit);
+  EXPECT_EQ(load.busiest, 20);
+  EXPECT_EQ(load.lines, 40);
+  EXPECT_EQ(load.depth, 6 + 3);  // a read's and a write's registers
+  // the port moves 0.5 lines a cycle: 80 cycles, plus depth and latency
+  EXPECT_EQ(cost::unitCycles(load, {500, 4}), 80 + 9 + 4);
+  EXPECT_EQ(cost::unitCycles(load, {1000, 4}), 40 + 9 + 4);
+  // A repeated read: the block of one vector is read once and played 10 times.
+  Fixture r({128});
+  r.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OffChip, Role::Intermediate});
+  AddrGen once = AddrGen::identity({128});
+  once.counters[0].kind = V;
+  uint32_t x = r.b().op(Prim::Repeat, {r.b().read(0, once)}, {10, 0});
+  r.b().write(1, g, x);
+  cost::UnitLoad rl = unitLoad(r.prog, r.unit);
+  EXPECT_EQ(rl.lines, 2 + 20);
+  EXPECT_EQ(rl.busiest, 20);  // the write: two runs per vector
+  EXPECT_EQ(rl.depth, 6 + 2 + 3);
 }
 
 }  // namespace

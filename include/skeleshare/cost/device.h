@@ -17,6 +17,10 @@ struct Device {
   int64_t m20kBlocks = 0;
   double clockMhz = 0;      // used for GOPS: MACs * 2 * (clock in GHz) / cycles
   int64_t hostLineBits = 0; // host interface width; the SIMD cap is hostLineBits / 8
+  // The memory behind the host interface (the cycle model, docs/cost-model.md): the
+  // sustained lines per cycle its port moves, and the cycles from a request to its data.
+  double memoryLinesPerCycle = 0;
+  int64_t memoryLatency = 0;
 
   /// The per-dot-product SIMD cap of the cost model: elements of one host line
   /// (512 bits / 8 = 64 for the paper's board).

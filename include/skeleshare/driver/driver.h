@@ -15,6 +15,7 @@
 #include "skeleshare/cost/device.h"
 #include "skeleshare/extract/extractor.h"
 #include "skeleshare/ir/context.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/mir.h"
 #include "skeleshare/vhdl/emitter.h"
 
@@ -79,5 +80,7 @@ std::string templateDir(const std::string& dataDir);
 
 /// The memory map as report.json's "memory_map".
 Json memoryMapJson(const vhdl::MemoryMap& map);
+/// The cycle model's estimate unit by unit: name, cycles, busiest stage, lines, depth.
+Json unitEstimatesJson(const lower::Program& prog, const lower::CycleEstimate& estimate);
 
 }  // namespace skeleshare::driver

@@ -65,7 +65,6 @@ architecture rtl of ss_read is
   constant CBITS  : positive := PBITS + bits_for(NB);             -- cnt0 (0 .. LANES) as block, offset
   subtype slot_t is natural range 0 to FIFO_LINES - 1;
   type lines_t is array (0 to FIFO_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
-  type tags_t is array (0 to FIFO_LINES - 1) of integer;
 
   function next_slot(s : slot_t) return slot_t is
   begin
@@ -77,15 +76,13 @@ architecture rtl of ss_read is
 
   -- the line FIFO: lines in request order (no initial value: LUT-RAM)
   signal fifo       : lines_t;
-  signal tags       : tags_t := (others => 0);  -- the line requested into every slot
-  signal req_slot   : slot_t := 0;              -- the slot of the next granted request
   signal wr_slot    : slot_t := 0;              -- where the next returned line goes
   signal head       : slot_t := 0;              -- the oldest line not yet released
   signal present    : natural range 0 to FIFO_LINES := 0;  -- lines returned, not released
   signal credit     : natural range 0 to FIFO_LINES := FIFO_LINES;  -- slots not requested
-  -- the window: the two lines before `head` that the main works on, as registers
+  -- The window: the line of the main's position in the request order (w0) and the next
+  -- one (w1), as registers; the FIFO holds the lines after them.
   signal w0, w1     : std_logic_vector(LINE_BITS - 1 downto 0);
-  signal w0_tag, w1_tag : integer := -1;
   signal w0_ok, w1_ok   : boolean := false;
 
   -- scout
@@ -117,9 +114,11 @@ architecture rtl of ss_read is
   signal cnt0        : natural range 0 to LANES;   -- lanes filled after the hand-off
   signal n           : natural range 1 to PER_CYCLE;
   signal need2       : boolean;                    -- the main's run uses L + 1
-  -- where the run's lines are: in the window (w0, w1), or w1 and the FIFO's head, or w0
-  -- shifts out first (a bubble)
-  signal w0_live, at_w0, at_w1, fill, shift : boolean;
+  signal m_last      : integer := 0;               -- the line of the main's position
+  signal m_any       : boolean := false;
+  signal new_l       : boolean;                    -- the run's L is the next line requested
+  signal ready       : boolean;                    -- the run's lines are there
+  signal fill        : boolean;                    -- w1 takes the FIFO's head
   signal take        : std_logic;
 begin
   o_valid <= out_valid;
@@ -186,16 +185,15 @@ begin
   cnt0  <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
   n     <= 1 when cnt0 = LANES else minimum(a_runm, LANES - cnt0) when a_masked else minimum(a_run2, LANES - cnt0);
   need2 <= not a_masked and n > a_run;
-  -- The window (w0, w1) holds two consecutive lines of the request order. The run starts
-  -- at w0 (then L + 1, if used, is w1), or at w1 (then L + 1 is the FIFO's head, and the
-  -- window moves on by one line as the run is taken). Otherwise the window fills w1, or
-  -- releases w0 and moves on (a cycle without a run).
-  w0_live <= w0_ok and w0_tag = a_line;
-  at_w0   <= w0_live and (not need2 or (w1_ok and w1_tag = a_line + 1));
-  at_w1   <= not w0_live and w1_ok and w1_tag = a_line and (not need2 or (present > 0 and tags(head) = a_line + 1));
-  fill    <= not a_masked and not a_fin and w0_live and need2 and not w1_ok and present > 0;
-  shift   <= not a_masked and not a_fin and not w0_live and not at_w1 and (w0_ok or w1_ok or present > 0);
-  take    <= '1' when rst = '0' and not a_fin and cnt0 < LANES and (a_masked or at_w0 or at_w1) else '0';
+  -- The main follows the request order as the scout made it: a run's L is the line at its
+  -- position (w0) when it equals the last line the main reached, else the next one (w1);
+  -- L + 1, when used, is the one after. Taking the run moves the position past the lines
+  -- it used; an empty w1 fills from the FIFO's head. No line numbers are compared with
+  -- the data: the order alone says which line is which.
+  new_l <= not (m_any and m_last = a_line);
+  ready <= (not new_l and w0_ok and (not need2 or w1_ok)) or (new_l and w1_ok and (not need2 or present > 0));
+  take  <= '1' when rst = '0' and not a_fin and cnt0 < LANES and (a_masked or ready) else '0';
+  fill  <= not w1_ok and present > 0 and not (take = '1' and not a_masked and (new_l or need2));
 
   main : process (clk)
     variable pair   : std_logic_vector(2 * LINE_BITS - 1 downto 0);
@@ -212,52 +210,52 @@ begin
   begin
     if rising_edge(clk) then
       if rst = '1' then
-        req_slot  <= 0;
         wr_slot   <= 0;
         head      <= 0;
         present   <= 0;
         credit    <= FIFO_LINES;
         w0_ok     <= false;
         w1_ok     <= false;
+        m_any     <= false;
         count     <= 0;
         out_valid <= '0';
       else
         pres := present;
         cred := credit;
-        -- a granted request gets the next slot; its line returns into it, in order
         if l_gnt = '1' then
-          for s in 0 to FIFO_LINES - 1 loop  -- constant indices: a register per tag
-            if s = req_slot then
-              tags(s) <= want_line;
-            end if;
-          end loop;
-          req_slot <= next_slot(req_slot);
-          cred     := cred - 1;
+          cred := cred - 1;
         end if;
+        -- a returned line enters the FIFO (lines return in request order)
         if l_rvalid = '1' then
           fifo(wr_slot) <= l_rdata;
           wr_slot       <= next_slot(wr_slot);
           pres          := pres + 1;
         end if;
-        -- the window: w1 from the FIFO's head (its slot may be requested again)
+        -- the window moves past the lines the run used; w1 (re)fills from the FIFO's head
         pop := false;
-        if fill then
-          w1     <= fifo(head);
-          w1_tag <= tags(head);
-          w1_ok  <= true;
-          pop    := true;
-        elsif (take = '1' and at_w1) or shift then
-          w0     <= w1;
-          w0_tag <= w1_tag;
-          w0_ok  <= w1_ok;
-          if present > 0 then
-            w1     <= fifo(head);
-            w1_tag <= tags(head);
-            w1_ok  <= true;
-            pop    := true;
-          else
+        if take = '1' and not a_masked then
+          m_any  <= true;
+          m_last <= a_line + 1 when need2 else a_line;
+          if new_l and need2 then         -- L was w1, L + 1 the head: the head becomes w0
+            w0    <= fifo(head);
+            w0_ok <= true;
             w1_ok <= false;
+            pop   := true;
+          elsif new_l or need2 then       -- one line further
+            w0    <= w1;
+            w0_ok <= w1_ok;
+            if present > 0 then
+              w1    <= fifo(head);
+              w1_ok <= true;
+              pop   := true;
+            else
+              w1_ok <= false;
+            end if;
           end if;
+        elsif fill then
+          w1    <= fifo(head);
+          w1_ok <= true;
+          pop   := true;
         end if;
         if pop then
           head <= next_slot(head);
@@ -277,7 +275,7 @@ begin
         if take = '1' then
           -- the run's elements, lane 0 first: the fill of a masked one, else from the
           -- line pair with the first element at byte BELOW (W covers every element)
-          if at_w1 then
+          if new_l then
             pair := fifo(head) & w1;
           else
             pair := w1 & w0;
