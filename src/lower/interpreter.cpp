@@ -135,7 +135,7 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
     case Prim::Broadcast: {
       // The new dimension (extent r at position d of the result): result element
       // (outer, k, inner) is operand element (outer, inner).
-      size_t d = n.prim == Prim::Repeat ? static_cast<size_t>(n.params[1]) : n.type.numStreamDims();
+      size_t d = static_cast<size_t>(n.params[1]) + (n.prim == Prim::Repeat ? 0 : n.type.numStreamDims());
       size_t inner = 1;
       for (size_t i = d + 1; i < shape.size(); ++i) inner *= static_cast<size_t>(shape[i]);
       size_t r = static_cast<size_t>(shape[d]);

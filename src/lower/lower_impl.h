@@ -38,12 +38,12 @@ struct Scalar {
   int bits = 32;
 };
 
-/// How a Read reuses what it reads (reuse.cpp): the outermost vector counters its access
-/// does not depend on are broadcast (their extents, outermost first), and the runs of
-/// adjacent stream counters it does not depend on ([first, last) counter positions,
-/// outermost first) are replayed from on-chip buffers of `bits` in all.
+/// How a Read reuses what it reads (reuse.cpp): the vector counters its access does not
+/// depend on are broadcast (their positions among the vector counters, outermost first),
+/// and the runs of adjacent stream counters it does not depend on ([first, last) counter
+/// positions, outermost first) are replayed from on-chip buffers of `bits` in all.
 struct ReusePlan {
-  std::vector<int64_t> broadcast;
+  std::vector<size_t> broadcast;
   std::vector<std::pair<size_t, size_t>> repeats;
   int64_t bits = 0;
 };

@@ -220,10 +220,14 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
     }
     case Prim::Broadcast: {
       arity(1);
-      needParams(n, 1);
+      needParams(n, 2);
       r = *ops[0];
+      const size_t ns = r.numStreamDims();
       if (n.params[0] < 1) bad(n, "non-positive count");
-      r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(r.numStreamDims()), Dim{n.params[0], DimKind::Vector});
+      if (n.params[1] < 0 || static_cast<size_t>(n.params[1]) > r.dims.size() - ns)
+        bad(n, fmt::format("no vector position {} in {}", n.params[1], r.str()));
+      r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(ns + static_cast<size_t>(n.params[1])),
+                    Dim{n.params[0], DimKind::Vector});
       break;
     }
   }

@@ -51,12 +51,12 @@ Resources nodeResources(const Unit& unit, const Node& n) {
       r.logic = opType(0).vectorLanes() * n.type.bits;  // output multiplexer
       break;
     case Prim::Repeat: {
-      // a replay buffer of the repeated block: the stream inside the new dimension
+      // a replay buffer of two banks of the repeated block (the stream inside the new
+      // dimension): on chip, even for one word
       const MType& in = opType(0);
       int64_t block = 1;
       for (size_t i = static_cast<size_t>(n.params[1]); i < in.numStreamDims(); ++i) block *= in.dims[i].extent;
-      if (block == 1) r.logic = in.vectorLanes() * in.bits;  // a register
-      else r.onChipBits = block * in.vectorLanes() * in.bits;
+      r.onChipBits = 2 * block * in.vectorLanes() * in.bits;  // two banks
       break;
     }
     case Prim::Broadcast:  // wiring

@@ -25,14 +25,11 @@ size_t streamCounters(const AddrGen& g) {
 ReusePlan planReuse(const AddrGen& gen, int bits, int64_t budgetBits) {
   ReusePlan plan;
   const size_t ns = streamCounters(gen);
-  // Outermost vector counters the access does not depend on: broadcast lanes.
-  size_t v = ns;
+  // Vector counters the access does not depend on: copies of the lanes inside them.
   int64_t lanes = 1;
-  for (size_t i = ns; i < gen.counters.size(); ++i) lanes *= gen.counters[i].extent;
-  while (v < gen.counters.size() && !gen.dependsOn(v) && gen.counters[v].extent > 1) {
-    plan.broadcast.push_back(gen.counters[v].extent);
-    lanes /= gen.counters[v].extent;
-    ++v;
+  for (size_t i = ns; i < gen.counters.size(); ++i) {
+    if (!gen.dependsOn(i) && gen.counters[i].extent > 1) plan.broadcast.push_back(i - ns);
+    else lanes *= gen.counters[i].extent;
   }
   // Runs of adjacent independent stream counters, decided innermost first: a run's block is
   // the read's stream inside it, without the inner runs already taken.
@@ -56,7 +53,7 @@ ReusePlan planReuse(const AddrGen& gen, int bits, int64_t budgetBits) {
     int64_t words = 1;
     for (size_t k = last; k < ns; ++k)
       if (!removed[k]) words *= gen.counters[k].extent;
-    int64_t blockBits = words * lanes * bits;
+    int64_t blockBits = 2 * words * lanes * bits;  // two banks (ss_repeat)
     if (blockBits > budgetBits - plan.bits) continue;
     plan.bits += blockBits;
     plan.repeats.insert(plan.repeats.begin(), {first, last});
@@ -76,7 +73,9 @@ uint32_t readWithReuse(UnitBuilder& b, int buffer, AddrGen gen, const ReusePlan&
     for (size_t k = first; k < last; ++k) ext.push_back(gen.counters[k].extent);
     runExtents.push_back(ext);
   }
-  for (size_t k = 0; k < plan.broadcast.size(); ++k) gen.removeCounter(ns);
+  std::vector<int64_t> copies;
+  for (size_t v : plan.broadcast) copies.push_back(gen.counters[ns + v].extent);
+  for (size_t k = plan.broadcast.size(); k-- > 0;) gen.removeCounter(ns + plan.broadcast[k]);
   for (size_t r = plan.repeats.size(); r-- > 0;)
     for (size_t k = plan.repeats[r].second; k-- > plan.repeats[r].first;) gen.removeCounter(k);
   uint32_t x = b.read(buffer, std::move(gen));
@@ -93,7 +92,9 @@ uint32_t readWithReuse(UnitBuilder& b, int buffer, AddrGen gen, const ReusePlan&
       x = b.op(Prim::SplitStm, {x}, {d + static_cast<int64_t>(k), rest});
     }
   }
-  for (size_t k = plan.broadcast.size(); k-- > 0;) x = b.op(Prim::Broadcast, {x}, {plan.broadcast[k]});
+  // outermost first: the positions before each are then as in the plain read
+  for (size_t k = 0; k < plan.broadcast.size(); ++k)
+    x = b.op(Prim::Broadcast, {x}, {copies[k], static_cast<int64_t>(plan.broadcast[k])});
   if (b.type(x) != want)
     throw std::logic_error(fmt::format("reuse: the replayed read is {}, the read was {}", b.type(x).str(), want.str()));
   return x;

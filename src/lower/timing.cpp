@@ -1,7 +1,7 @@
 // The cycle model applied to lowered units (docs/cost-model.md, "Cycle model"): what each
 // node keeps busy, and how deep the pipeline is. Every template takes one transfer per
-// cycle and registers its output; a Read or Write takes one run per cycle; a Repeat plays
-// its block again after the pass that fills it.
+// cycle and registers its output; a Read or Write takes one run per cycle; a Repeat takes
+// the next block while it plays the current one (two banks).
 
 #include "skeleshare/lower/timing.h"
 
@@ -63,9 +63,16 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit) {
         break;
       }
       case Prim::Repeat: {
-        // the first pass goes at the pace of what feeds it, the others one word per cycle
+        // Double-buffered: a block arrives while the one before is replayed, so after the
+        // first block the slower of the two sides sets the pace. The first block's passes
+        // after the first wait for it to arrive: its input time (the upstream's per block)
+        // and then the rest of the output, less the words the first pass already gave.
         const MType& in = unit.nodes[node.operands[0]].type;
-        busy[i] = std::max(upstream, in.streamSteps()) + node.type.streamSteps() - in.streamSteps();
+        int64_t words = 1;
+        for (size_t d = static_cast<size_t>(node.params[1]); d < in.numStreamDims(); ++d) words *= in.dims[d].extent;
+        const int64_t blocks = in.streamSteps() / words;
+        const int64_t first = std::max(upstream, in.streamSteps()) / blocks;
+        busy[i] = std::max(upstream, first + node.type.streamSteps() - words);
         break;
       }
       default:

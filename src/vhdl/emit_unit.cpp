@@ -310,13 +310,20 @@ class UnitWriter {
         return;
       }
       case Prim::Broadcast: {
-        // n copies of the operand's lanes, the copy index outermost: wires
+        // Wires: the operand's lanes are (outer o, inner i), the result's (o, copy k, i);
+        // every copy of a block of inner lanes is that block.
         const Endpoint& e = operand(i, 0);
-        int64_t w = widthOf(opType(0));
+        const lower::MType& in = opType(0);
+        const size_t ns = in.numStreamDims(), at = ns + static_cast<size_t>(n.params[1]);
+        int64_t outer = 1, inner = 1;
+        for (size_t d = ns; d < in.dims.size(); ++d) (d < at ? outer : inner) *= in.dims[d].extent;
+        const int64_t w = inner * in.bits, copies = n.params[0];
         body_ += fmt::format(
-            "  n{0}_copies : for k in 0 to {1} generate\n    n{0}_data((k + 1) * {2} - 1 downto k * {2}) <= {3};\n"
-            "  end generate;\n  n{0}_valid <= {4};\n  {5} <= n{0}_ready;\n",
-            i, n.params[0] - 1, w, e.data, e.valid, e.ready);
+            "  n{0}_outer : for o in 0 to {1} generate\n"
+            "    n{0}_copies : for k in 0 to {2} generate\n"
+            "      n{0}_data(((o * {3} + k) + 1) * {4} - 1 downto (o * {3} + k) * {4}) <= {5}((o + 1) * {4} - 1 downto o * {4});\n"
+            "    end generate;\n  end generate;\n  n{0}_valid <= {6};\n  {7} <= n{0}_ready;\n",
+            i, outer - 1, copies - 1, copies, w, e.data, e.valid, e.ready);
         return;
       }
     }

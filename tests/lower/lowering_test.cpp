@@ -52,7 +52,7 @@ TEST(Lowering, PadFeedingAConvIsAMaskedAddressPattern) {
   EXPECT_EQ(u.nodes[0].type.str(), "stm[1][1] vec[4][27] i8");
   EXPECT_EQ(u.nodes[1].params, (std::vector<int64_t>{30, 0}));
   EXPECT_EQ(programResources(p).dsps, 4 * 27);
-  EXPECT_EQ(nodeResources(u, u.nodes[1]).logic, 4 * 27 * 8);  // a one-word replay buffer: a register
+  EXPECT_EQ(nodeResources(u, u.nodes[1]).onChipBits, 2 * 4 * 27 * 8);  // two banks of one word
 }
 
 TEST(Lowering, WideRowsAreChunkedIntoSixtyFourLanes) {

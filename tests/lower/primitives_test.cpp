@@ -133,10 +133,11 @@ TEST(Primitives, RepeatReplaysItsOperand) {
   Tensor x(8, {3});
   x.values() = {4, 5, 6};
   EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{4, 5, 6, 4, 5, 6}));
-  // A vector is replayed from a register; a stream needs a buffer of its size.
-  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 0);
+  // The buffer holds two banks of the repeated block (ss_repeat plays one while the next
+  // arrives): of one word here, of two below.
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 2 * 3 * 8);
   uint32_t r2 = f.b().op(Prim::Repeat, {r}, {4, 0});
-  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r2]).onChipBits, 2 * 3 * 8);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r2]).onChipBits, 2 * 2 * 3 * 8);
   EXPECT_THROW(f.b().op(Prim::Repeat, {r}, {4}), MirError);     // where is a parameter
   EXPECT_THROW(f.b().op(Prim::Repeat, {r}, {4, 2}), MirError);  // r has one stream dimension
 }
@@ -151,23 +152,30 @@ TEST(Primitives, RepeatInsideAStreamReplaysEachBlock) {
   Tensor x(8, {2, 3});
   x.values() = {1, 2, 3, 4, 5, 6};
   EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
-  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 3 * 8);
-  uint32_t last = f.b().op(Prim::Repeat, {a}, {2, 2});  // each element twice: a register
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 2 * 3 * 8);
+  uint32_t last = f.b().op(Prim::Repeat, {a}, {2, 2});  // each element twice: one-word banks
   EXPECT_EQ(evalOn(f, last, {&x}).values(), (std::vector<int32_t>{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
-  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[last]).onChipBits, 0);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[last]).onChipBits, 2 * 8);
 }
 
-// Broadcast[n]: a new outermost vector dimension, every copy the operand's lanes; wires.
+// Broadcast[n, d]: a new vector dimension before vector dimension d, every copy the
+// lanes inside it; wires.
 TEST(Primitives, BroadcastCopiesTheLanes) {
   Fixture f({2, 3});
   uint32_t a = f.readAll({S, V});
-  uint32_t r = f.b().op(Prim::Broadcast, {a}, {2});
+  uint32_t r = f.b().op(Prim::Broadcast, {a}, {2, 0});
   EXPECT_EQ(f.b().type(r).str(), "stm[2] vec[2][3] i8");
   Tensor x(8, {2, 3});
   x.values() = {1, 2, 3, 4, 5, 6};
   EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 0);
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).logic, 0);
+  // inside the vector: each lane twice
+  uint32_t in = f.b().op(Prim::Broadcast, {a}, {2, 1});
+  EXPECT_EQ(f.b().type(in).str(), "stm[2] vec[3][2] i8");
+  EXPECT_EQ(evalOn(f, in, {&x}).values(), (std::vector<int32_t>{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
+  EXPECT_THROW(f.b().op(Prim::Broadcast, {a}, {2, 2}), MirError);
+  EXPECT_THROW(f.b().op(Prim::Broadcast, {a}, {2}), MirError);
 }
 
 TEST(Primitives, WriteMustMatchItsCounters) {

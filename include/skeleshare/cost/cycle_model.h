@@ -6,11 +6,18 @@
 //
 // A unit is a pipeline of stages that overlap: every address generator takes one run per
 // cycle, every other stage one transfer per cycle, and all lines of the unit's reads and
-// writes cross the one memory port, which moves `linesPerCycle` lines per cycle on
-// average. The unit takes as long as its busiest stage or its memory traffic, whichever
-// is longer, plus the time to fill and drain the pipeline:
+// writes cross the one memory port, which moves `linesPerKilocycle / 1000` lines per cycle
+// on average (port = lines / that). The unit takes as long as its busiest stage or its
+// memory traffic, whichever is longer, plus the time to fill and drain the pipeline; and
+// when the two are close it takes longer than either, because a run then often waits for
+// a line the port has not delivered yet (the prefetch cannot run ahead of a saturated
+// port):
 //
-//   cycles = max(busiest, ceil(lines / linesPerCycle)) + depth + latency
+//   cycles = max(busiest, port, 5/8 * (busiest + port)) + depth + latency
+//
+// The last term is the linear upper envelope of the 3-norm of (busiest, port), which fits
+// the units of VGG-small as simulated (docs/cost-model.md, "Cycle model"); it stays a
+// maximum of affine terms so that the extractor can encode it exactly.
 //
 // Units run one after another, `kUnitSwitch` cycles apart (the sequencer's handover).
 
@@ -40,5 +47,7 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory);
 
 /// Cycles between one unit's end and the next one's start.
 inline constexpr int64_t kUnitSwitch = 1;
+/// The interference of a saturated port with the stages it feeds: 5/8 of their sum.
+inline constexpr int64_t kInterferenceNum = 5, kInterferenceDen = 8;
 
 }  // namespace skeleshare::cost

@@ -46,8 +46,8 @@ enum class Prim : uint8_t {
   Repeat,      // [n, d] (a): a new stream dimension of extent n before stream dimension d:
                // for each index of the d outer stream dimensions, the inner stream n times
                // (hardware: a replay buffer of the inner stream, on chip)
-  Broadcast,   // [n] (a): a new outermost vector dimension of extent n, every lane a copy
-               // (hardware: wires)
+  Broadcast,   // [n, d] (a): a new vector dimension of extent n before vector dimension d
+               // (0: outermost), every copy the operand's lanes (hardware: wires)
 };
 
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };
