@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -22,23 +23,42 @@ int64_t satMul(int64_t a, int64_t b) {
   return std::min(a * b, kCostCap);
 }
 
+int64_t CostExpr::evaluate(const Floor& f, std::span<const int64_t> childUse) {
+  int64_t v = f.constant;
+  for (const Term& t : f.linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
+  return (v + f.den - 1) / f.den;
+}
+
 int64_t CostExpr::evaluate(std::span<const int64_t> childUse) const {
   int64_t v = constant;
   for (const Term& t : linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
+  for (const Floor& f : floors) v = std::max(v, evaluate(f, childUse));
   int64_t m = 0;
   for (uint32_t c : maxOf) m = std::max(m, childUse[c]);
+  for (uint32_t c : sumOf) v = satAdd(v, childUse[c]);
   return satAdd(v, m);
 }
 
 std::string CostExpr::str() const {
-  std::string s = std::to_string(constant);
-  for (const Term& t : linear)
-    s += t.coef == 1 ? fmt::format(" + c{}", t.child) : fmt::format(" + {}*c{}", t.coef, t.child);
+  auto affine = [](int64_t k, const std::vector<Term>& ts) {
+    std::string s = std::to_string(k);
+    for (const Term& t : ts)
+      s += t.coef == 1 ? fmt::format(" + c{}", t.child) : fmt::format(" + {}*c{}", t.coef, t.child);
+    return s;
+  };
+  std::string s = affine(constant, linear);
+  if (!floors.empty()) {
+    s = "max(" + s;
+    for (const Floor& f : floors)
+      s += f.den == 1 ? ", " + affine(f.constant, f.linear) : fmt::format(", ({}) / {}", affine(f.constant, f.linear), f.den);
+    s += ")";
+  }
   if (!maxOf.empty()) {
     s += " + max(";
     for (size_t i = 0; i < maxOf.size(); ++i) s += fmt::format("{}c{}", i ? ", " : "", maxOf[i]);
     s += ")";
   }
+  for (uint32_t c : sumOf) s += fmt::format(" + c{}", c);
   return s;
 }
 
@@ -118,8 +138,8 @@ int64_t exactDiv(Op op, int64_t a, int64_t b, const char* what) {
 
 }  // namespace
 
-NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params,
-                             std::span<const Type* const> kids, const Type* type) const {
+NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
+                             const Type* type, std::span<const bool> childIsVar) const {
   NodeCost c;
   const uint32_t n = static_cast<uint32_t>(kids.size());
   // D and U: the sum of the children (plus the node's own DSPs / unit).
@@ -279,13 +299,77 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params,
       for (uint32_t i = 0; i < n; ++i) t.maxOf.push_back(i);
       break;
   }
+  if (oracle_) {
+    // Units run one after another: the data children are produced before this node, one
+    // after the other, so their times add up (the paper's model overlaps them: max).
+    t.sumOf = std::move(t.maxOf);
+    t.maxOf.clear();
+    addHardware(c, op, params, kids, type, childIsVar);
+  }
   return c;
 }
 
+namespace {
+
+/// Skeletons whose data children are read from memory by the unit they are in: every
+/// call reads them (a convolution's input and weights, a matrix product's operands).
+bool alwaysReads(Op op) {
+  return op == Op::Conv || op == Op::ParallelConv || op == Op::Conv1DW || op == Op::Conv1DH || op == Op::Mm;
+}
+/// Matrix-vector skeletons read memory only as a unit of their own: inside a convolution's
+/// or a matrix product's function they compute on what that skeleton read.
+bool readsAsUnit(Op op) {
+  return op == Op::Mv || op == Op::TiledMv || op == Op::TiledMvRows || op == Op::PaddedMv || op == Op::PaddedMvRows;
+}
+
+}  // namespace
+
+void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
+                            const Type* type, std::span<const bool> childIsVar) const {
+  CostExpr& t = c.dim[kTime];
+  const MemorySystem mem = memorySystem(device_);
+  // A skeleton with a function argument starts a unit when no data argument is a bound
+  // variable (inside a let or another skeleton's function it is part of a unit); a
+  // max-pool is a unit of its own.
+  const bool skeleton = kids.size() == 3 && kids[2] && kids[2]->isFun() && op != Op::App;
+  bool dataFromVars = false;
+  for (size_t i = 0; i < kids.size() && i < childIsVar.size(); ++i)
+    if (childIsVar[i] && kids[i] && kids[i]->isIntTensor()) dataFromVars = true;
+  const bool unitStart = (skeleton && !dataFromVars) || op == Op::MaxPool;
+  const bool reads = (skeleton && alwaysReads(op)) || (unitStart && readsAsUnit(op)) || op == Op::MaxPool;
+  if (!unitStart && !reads) return;
+  std::optional<SkeletonLoad> l = oracle_(op, params, kids, type);
+  if (!l) return;
+  const int64_t overhead = unitStart ? l->load.depth + mem.latency + kUnitSwitch : 0;
+  if (op == Op::MaxPool) {
+    // its own unit: no DSPs, its read and write set its time
+    t.constant = satAdd(unitCycles(l->load, mem), kUnitSwitch);
+    return;
+  }
+  t.constant = satAdd(t.constant, overhead);
+  if (!reads || t.linear.empty()) return;
+  // The unit's busiest stage is its datapath's steps (calls * T(f)) plus what its address
+  // generators add (the runs beyond one a step: `extra`), its port the lines it moves;
+  // unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
+  const CostExpr::Term f = t.linear.front();
+  const int64_t extra = std::max<int64_t>(0, l->load.busiest - l->steps);
+  const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;
+  t.constant = satAdd(t.constant, extra);
+  t.floors.push_back({satAdd(port, overhead), {}, 1});
+  t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(extra, port)), satMul(kInterferenceDen, overhead)),
+                      {{f.child, satMul(kInterferenceNum, f.coef)}},
+                      kInterferenceDen});
+}
+
 NodeCost CostModel::nodeCost(const ir::Term* term) const {
+  const size_t n = term->numChildren();
   std::vector<const Type*> kids;
-  for (const ir::Term* k : term->children()) kids.push_back(k->type());
-  return nodeCost(term->op(), term->params(), kids, term->type());
+  auto isVar = std::make_unique<bool[]>(n + 1);  // std::vector<bool> has no span
+  for (size_t i = 0; i < n; ++i) {
+    kids.push_back(term->child(i)->type());
+    isVar[i] = term->child(i)->op() == Op::Var;
+  }
+  return nodeCost(term->op(), term->params(), kids, term->type(), std::span<const bool>(isVar.get(), n));
 }
 
 namespace {
@@ -320,7 +404,7 @@ struct DesignWalker {
       size_t depth = binders.size();
       auto idx = static_cast<size_t>(t->varIndex());
       if (idx < depth && binders[depth - 1 - idx] >= 0) {
-        out[kTime] = satAdd(units[static_cast<size_t>(binders[depth - 1 - idx])].time, kCommunicationCost);
+        out[kTime] = satAdd(units[static_cast<size_t>(binders[depth - 1 - idx])].time, model.communicationCost());
       }
     } else if (t->op() == Op::App && t->child(0)->op() == Op::Lam) {
       // let x = value in body

@@ -8,6 +8,7 @@
 
 #include "skeleshare/cost/cost_model.h"
 #include "skeleshare/driver/driver.h"
+#include "skeleshare/driver/skeleton_load.h"
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/printer.h"
 #include "skeleshare/lower/lower.h"
@@ -83,6 +84,8 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
                      sat.graph->nodeCount(), sat.graph->classCount(), satSeconds));
 
   cost::CostModel model(device);
+  SkeletonLoads loads(device);
+  if (!o.paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   extract::ProblemOptions po;
   po.sharing = !o.noSharing;
   po.singleAbstraction = o.singleAbstraction;
@@ -156,7 +159,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
       e["type"] = u.type;
       e["dsps"] = u.dsps;
       e["conv_units"] = u.convUnits;
-      e["cycles_per_use"] = u.time + cost::kCommunicationCost;
+      e["cycles_per_use"] = u.cyclesPerUse;
       e["uses"] = u.uses;
       e["used_by"] = u.usedBy;
       shared.push_back(std::move(e));
@@ -192,8 +195,11 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
 }
 
 /// The cost model's figures for a module as written.
-void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, Compiled& c) {
+void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, bool paperModel,
+                   Compiled& c) {
   cost::CostModel model(device);
+  SkeletonLoads loads(device);
+  if (!paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   int64_t time = 0, dsps = 0;
   for (const auto& out : module.outputs) {
     cost::DesignCost dc = cost::designCost(model, out.term);
@@ -271,7 +277,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
 
   const ir::Module* toLower = &module;
   if (o.asWritten) {
-    costAsWritten(module, macs, device, c);
+    costAsWritten(module, macs, device, o.paperModel, c);
   } else {
     if (!extractDesign(module, ctx, macs, o, device, budget, c)) {
       j["compile_seconds"] = ms(since(start));

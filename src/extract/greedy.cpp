@@ -57,7 +57,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
             break;
           }
           bool sh = amortise[k];
-          kt.push_back(sh ? satAdd(t[k], kCommunicationCost) : t[k]);
+          kt.push_back(sh ? satAdd(t[k], p.model().communicationCost()) : t[k]);
           kd.push_back(sh ? 0 : d[k]);
         }
         if (!ok) continue;

@@ -128,7 +128,6 @@ class Lowerer {
   std::map<const ir::Term*, View> memo_;
   int tmpCount_ = 0;
   std::vector<bool> ctxSummed_;
-  int64_t replayBits_ = 0;                      // on-chip bits of the Repeat buffers so far
   std::vector<size_t> placed_;                  // open unit -> index in prog_.units (if closed)
   std::vector<const ir::Term*> lets_;           // let id -> the bound value
   std::map<std::pair<int, size_t>, int> instanceOf_;  // (let, part) -> instance

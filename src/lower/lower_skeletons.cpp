@@ -156,7 +156,9 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
 
   const int bitsA = prog_.buffers.at(static_cast<size_t>(a.buffer)).bits;
   const int bitsB = prog_.buffers.at(static_cast<size_t>(b.buffer)).bits;
-  const int64_t budget = options().onChipBudgetBits - replayBits_;
+  // Units run one at a time, so each may use the on-chip memory for its replay buffers
+  // (half of it: the rest is for the lines and vectors in flight).
+  const int64_t budget = options().onChipBudgetBits / 2;
   struct Choice {
     Order o;
     AddrGen ga, gb;
@@ -185,7 +187,6 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
       ch = std::move(outer);
   }
   const Order& o = ch.o;
-  replayBits_ += ch.pa.bits + ch.pb.bits;
 
   size_t u = newUnit(name);
   auto bld = builder(u);

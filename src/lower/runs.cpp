@@ -188,6 +188,7 @@ class Agen {
   struct Run {
     bool masked = false;
     int64_t line = 0, run = 1, run2 = 1, runm = 1;
+    std::vector<bool> accessed, high;  // per element: not masked; lies in the line after the first's
   };
 
   Run current() {
@@ -245,6 +246,8 @@ class Agen {
       digits.emplace_back(digit[d], 0, p_.dMod[d], t_.dMin[k], t_.dMax[k]);
     }
     const int64_t topc = t_.top[static_cast<size_t>(md)];
+    out.accessed.assign(static_cast<size_t>(t_.maxrun), false);
+    out.high.assign(static_cast<size_t>(t_.maxrun), false);
     bool stop = false, stop1 = false, stop2 = false, stopm = false;
     for (int64_t e = 0; e < t_.maxrun; ++e) {
       bool me = false;
@@ -253,6 +256,7 @@ class Agen {
         int64_t t = t_.tM[static_cast<size_t>((md * nmv + m) * r + e)] - t_.mMin[k] + 1;
         if (!masks[static_cast<size_t>(m)].inside(t)) me = true;
       }
+      out.accessed[static_cast<size_t>(e)] = !me;
       if (e == 0) {
         out.masked = me;
         continue;
@@ -272,6 +276,7 @@ class Agen {
       if (!me) {
         stop1 = stop1 || off < -t || off >= kLineBytes - eb_ - t + 1;
         stop2 = stop2 || off < -t || off >= 2 * kLineBytes - eb_ - t + 1;
+        out.high[static_cast<size_t>(e)] = off + t >= kLineBytes;
       }
       if (!stop1) out.run = e + 1;
       if (!stop2) out.run2 = e + 1;
@@ -387,14 +392,18 @@ AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   while (!a.finished()) {
     Agen::Run run = a.current();
     const int64_t room = lanes - filled;
-    const int64_t n = std::min(run.masked ? run.runm : run.run2, room);
-    if (!run.masked) {
-      if (!(any && last == run.line)) ++c.lines;
-      last = run.line;
+    const int64_t n = std::min(run.run2, room);
+    bool low = false, high = false;  // some accessed element lies in L, in L + 1
+    for (int64_t e = 0; e < n; ++e)
+      if (run.accessed[static_cast<size_t>(e)]) (run.high[static_cast<size_t>(e)] ? high : low) = true;
+    if (low || high) {
+      const int64_t lo = low ? run.line : run.line + 1;
+      if (!(any && last == lo)) ++c.lines;
+      last = lo;
       any = true;
-      if (n > run.run) {  // the run uses the next line too
+      if (low && high) {
         ++c.lines;
-        last = run.line + 1;
+        last = lo + 1;
       }
     }
     ++c.runs;

@@ -181,7 +181,7 @@ TEST(CostArith, Saturates) {
   EXPECT_EQ(satMul(kCostCap, 2), kCostCap);
   EXPECT_EQ(satAdd(kCostCap, kCostCap), kCostCap);
   EXPECT_EQ(satMul(3, 4), 12);
-  CostExpr e{7, {{0, 3}}, {1, 2}};
+  CostExpr e{7, {{0, 3}}, {1, 2}, {}, {}};
   std::vector<int64_t> use{2, 5, 4};
   EXPECT_EQ(e.evaluate(use), 7 + 6 + 5);
 }

@@ -41,6 +41,9 @@ struct CompileOptions {
   /// Lower the program as written, without saturation and extraction (its ParallelDot
   /// parallelism as given): the hardware of a hand-written design.
   bool asWritten = false;
+  /// Optimise the paper's cost model (Fig. 14: compute alone) instead of the hardware's
+  /// cycle model (docs/cost-model.md): to compare with the paper's predictions.
+  bool paperModel = false;
   std::string design = "design";  // the VHDL name prefix
   std::function<void(const std::string&)> progress;  // progress lines (may be empty)
 };

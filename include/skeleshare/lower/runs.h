@@ -9,10 +9,11 @@
 // a flattened window's row crosses its channel wraps (mode 1), or several innermost
 // counters step together (mode 2). A run stops before a moving digit leaves its radix,
 // before the outermost moving counter wraps, at the vector's end, and where an accessed
-// element leaves the first element's line (a write) or line pair (a read). A read run
-// whose first element is masked is its masked prefix and needs no line; the lines a read
-// fetches are the first element's line and, when the run uses it, the next, each
-// requested once unless it was the last line requested.
+// element leaves the first element's line (a write) or line pair (a read); a masked
+// element takes its fill wherever it would lie. A write run whose first element is
+// masked is its masked prefix. The lines a read fetches are those of the run's accessed
+// elements, the first element's line and the next, each requested once unless it was the
+// last line requested.
 
 #include <cstdint>
 #include <vector>

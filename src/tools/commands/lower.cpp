@@ -13,6 +13,7 @@
 #include "program_loader.h"
 #include "skeleshare/cost/cost_model.h"
 #include "skeleshare/driver/driver.h"
+#include "skeleshare/driver/skeleton_load.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/summary.h"
@@ -41,6 +42,8 @@ int runLower(const LowerOptions& o) {
   nlohmann::ordered_json j;
   j["file"] = o.file;
   cost::CostModel model(device);
+  driver::SkeletonLoads loads(device);
+  model.setLoadOracle(driver::SkeletonLoads::oracle(loads));
   if (loaded->module.outputs.size() == 1) {
     cost::DesignCost dc = cost::designCost(model, loaded->module.outputs[0].term);
     j["dsp_used"] = dc.total(cost::kDsp);

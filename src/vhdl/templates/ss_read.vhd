@@ -10,11 +10,12 @@
 --   main   assembles the vectors: per cycle one run, from its line (and the next, when
 --          the run crosses into it) at the front of the FIFO.
 -- A run (ss_agen) is up to PER_CYCLE consecutive elements found from one address
--- computation. A run whose first element is masked is its masked prefix (fills, no line);
--- otherwise it lies in the first element's line L and, past the elements in L, in L + 1:
--- its lines are L and, if it uses any element there, L + 1. Both copies decide the same
--- runs, so the lines arrive in the order the main uses them. The hardware per instance is
--- two affine accesses, a FIFO of lines, one line-pair aligner and one lane aligner.
+-- computation, its accessed elements in the first element's line L or in L + 1 (a masked
+-- element takes its fill wherever it would lie, so padding does not split runs). Its
+-- lines are those holding an accessed element: L and L + 1, one of them, or none. Both
+-- copies decide the same runs, so the lines arrive in the order the main uses them. The
+-- hardware per instance is two affine accesses, a FIFO of lines, one line-pair aligner
+-- and one lane aligner.
 --
 -- Lanes are filled lane 0 first; a completed vector waits in the output register while
 -- the next one is assembled.
@@ -74,6 +75,18 @@ architecture rtl of ss_read is
     return s + 1;
   end function;
 
+  -- some accessed element among the first n lies in the first line (high = false) or the
+  -- next (high = true)
+  function uses(n : natural; emask, ehigh : std_logic_vector; high : std_logic) return boolean is
+  begin
+    for e in 0 to PER_CYCLE - 1 loop
+      if e < n and emask(e) = '0' and ehigh(e) = high then
+        return true;
+      end if;
+    end loop;
+    return false;
+  end function;
+
   -- the line FIFO: lines in request order (no initial value: LUT-RAM)
   signal fifo       : lines_t;
   signal wr_slot    : slot_t := 0;              -- where the next returned line goes
@@ -87,11 +100,14 @@ architecture rtl of ss_read is
 
   -- scout
   signal s_fin, s_masked : boolean;
+  signal s_emask, s_ehigh : std_logic_vector(0 to PER_CYCLE - 1);
   signal s_line      : integer;
+  signal s_lo        : integer;                        -- the run's first line: L, or L + 1
   signal s_run, s_run2, s_runm : natural range 1 to PER_CYCLE;
   signal s_count     : natural range 0 to LANES := 0;  -- lanes of the scout's current vector
   signal s_n         : natural range 1 to PER_CYCLE;
-  signal s_need2     : boolean;                        -- the run uses L + 1
+  signal s_need2     : boolean;                        -- the run uses L and L + 1
+  signal s_none      : boolean;                        -- the run accesses no element
   signal s_last      : integer := 0;                   -- the line requested last
   signal s_any       : boolean := false;               -- some line was requested
   signal s_second    : boolean := false;               -- L was granted for this run; L + 1 is next
@@ -102,7 +118,7 @@ architecture rtl of ss_read is
 
   -- main
   signal a_fin, a_masked : boolean;
-  signal a_emask     : std_logic_vector(0 to PER_CYCLE - 1);
+  signal a_emask, a_ehigh : std_logic_vector(0 to PER_CYCLE - 1);
   signal a_efill     : integer_vector(0 to PER_CYCLE - 1);
   signal a_line      : integer;
   signal a_off       : natural range 0 to LINE_BYTES - 1;
@@ -113,7 +129,10 @@ architecture rtl of ss_read is
   signal out_valid   : std_logic := '0';
   signal cnt0        : natural range 0 to LANES;   -- lanes filled after the hand-off
   signal n           : natural range 1 to PER_CYCLE;
-  signal need2       : boolean;                    -- the main's run uses L + 1
+  signal need2       : boolean;                    -- the main's run uses L and L + 1
+  signal lo          : integer;                    -- its first line: L, or L + 1
+  signal uses_l      : boolean;                    -- it uses L
+  signal none        : boolean;                    -- it accesses no element
   signal m_last      : integer := 0;               -- the line of the main's position
   signal m_any       : boolean := false;
   signal new_l       : boolean;                    -- the run's L is the next line requested
@@ -131,21 +150,23 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => s_take, n => s_n, finished => s_fin, masked => s_masked,
-              emask => open, efill => open, line => s_line, off => open, run => s_run, run2 => s_run2,
-              runm => s_runm, mode => open);
+              emask => s_emask, ehigh => s_ehigh, efill => open, line => s_line, off => open, run => s_run,
+              run2 => s_run2, runm => s_runm, mode => open);
 
-  s_n     <= minimum(s_runm, LANES - s_count) when s_masked else minimum(s_run2, LANES - s_count);
-  s_need2 <= not s_masked and s_n > s_run;
-  -- L is requested (now or by an earlier run, when it was the last line requested); then
-  -- L + 1, if the run uses it
-  s_have  <= s_second or (s_any and s_last = s_line);
-  want_line <= s_line + 1 when s_have else s_line;
-  want      <= not s_fin and not s_masked and (not s_have or s_need2);
+  s_n     <= minimum(s_run2, LANES - s_count);
+  s_lo    <= s_line when uses(s_n, s_emask, s_ehigh, '0') else s_line + 1;
+  s_need2 <= uses(s_n, s_emask, s_ehigh, '0') and uses(s_n, s_emask, s_ehigh, '1');
+  s_none  <= not uses(s_n, s_emask, s_ehigh, '0') and not uses(s_n, s_emask, s_ehigh, '1');
+  -- its first line is requested (now or by an earlier run, when it was the last line
+  -- requested); then the next, if the run uses both
+  s_have  <= s_second or (s_any and s_last = s_lo);
+  want_line <= s_lo + 1 when s_have else s_lo;
+  want      <= not s_fin and not s_none and (not s_have or s_need2);
   l_req  <= '1' when want and credit > 0 and rst = '0' else '0';
-  l_addr <= std_logic_vector(to_unsigned(maximum(want_line, 0) * LINE_BYTES, 32));  -- (a masked run's line may be < 0)
+  l_addr <= std_logic_vector(to_unsigned(maximum(want_line, 0) * LINE_BYTES, 32));
   -- the run is taken when its last request is granted (or it needs none)
   s_take <= '1' when rst = '0' and not s_fin and
-            (s_masked or (s_have and (not s_need2 or l_gnt = '1')) or (not s_have and not s_need2 and l_gnt = '1'))
+            (s_none or (s_have and (not s_need2 or l_gnt = '1')) or (not s_have and not s_need2 and l_gnt = '1'))
             else '0';
 
   scout : process (clk)
@@ -178,22 +199,25 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              emask => a_emask, efill => a_efill, line => a_line, off => a_off, run => a_run, run2 => a_run2,
-              runm => a_runm, mode => a_mode);
+              emask => a_emask, ehigh => a_ehigh, efill => a_efill, line => a_line, off => a_off, run => a_run,
+              run2 => a_run2, runm => a_runm, mode => a_mode);
 
   -- a full vector moves to the output register when it is free
   cnt0  <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
-  n     <= 1 when cnt0 = LANES else minimum(a_runm, LANES - cnt0) when a_masked else minimum(a_run2, LANES - cnt0);
-  need2 <= not a_masked and n > a_run;
+  n      <= 1 when cnt0 = LANES else minimum(a_run2, LANES - cnt0);
+  uses_l <= uses(n, a_emask, a_ehigh, '0');
+  lo     <= a_line when uses_l else a_line + 1;
+  need2  <= uses_l and uses(n, a_emask, a_ehigh, '1');
+  none   <= not uses_l and not uses(n, a_emask, a_ehigh, '1');
   -- The main follows the request order as the scout made it: a run's L is the line at its
   -- position (w0) when it equals the last line the main reached, else the next one (w1);
   -- L + 1, when used, is the one after. Taking the run moves the position past the lines
   -- it used; an empty w1 fills from the FIFO's head. No line numbers are compared with
   -- the data: the order alone says which line is which.
-  new_l <= not (m_any and m_last = a_line);
+  new_l <= not (m_any and m_last = lo);
   ready <= (not new_l and w0_ok and (not need2 or w1_ok)) or (new_l and w1_ok and (not need2 or present > 0));
-  take  <= '1' when rst = '0' and not a_fin and cnt0 < LANES and (a_masked or ready) else '0';
-  fill  <= not w1_ok and present > 0 and not (take = '1' and not a_masked and (new_l or need2));
+  take  <= '1' when rst = '0' and not a_fin and cnt0 < LANES and (none or ready) else '0';
+  fill  <= not w1_ok and present > 0 and not (take = '1' and not none and (new_l or need2));
 
   main : process (clk)
     variable pair   : std_logic_vector(2 * LINE_BITS - 1 downto 0);
@@ -233,9 +257,9 @@ begin
         end if;
         -- the window moves past the lines the run used; w1 (re)fills from the FIFO's head
         pop := false;
-        if take = '1' and not a_masked then
+        if take = '1' and not none then
           m_any  <= true;
-          m_last <= a_line + 1 when need2 else a_line;
+          m_last <= lo + 1 when need2 else lo;
           if new_l and need2 then         -- L was w1, L + 1 the head: the head becomes w0
             w0    <= fifo(head);
             w0_ok <= true;
@@ -275,10 +299,14 @@ begin
         if take = '1' then
           -- the run's elements, lane 0 first: the fill of a masked one, else from the
           -- line pair with the first element at byte BELOW (W covers every element)
+          -- the run's lines: L (and L + 1) at the bottom; a run using only L + 1 has it on top
           if new_l then
             pair := fifo(head) & w1;
           else
             pair := w1 & w0;
+          end if;
+          if not uses_l then
+            pair := pair(LINE_BITS - 1 downto 0) & pair(LINE_BITS - 1 downto 0);
           end if;
           line := (others => '0');
           line(BELOW * 8 + 2 * LINE_BITS - 1 downto BELOW * 8) := unsigned(pair);

@@ -86,7 +86,7 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              emask => a_emask, efill => open, line => a_line, off => a_off, run => a_run, run2 => open,
+              emask => a_emask, ehigh => open, efill => open, line => a_line, off => a_off, run => a_run, run2 => open,
               runm => a_runm, mode => a_mode);
 
   -- A run whose first element is masked takes its masked prefix only (its lanes are
