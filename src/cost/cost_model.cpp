@@ -139,7 +139,8 @@ int64_t exactDiv(Op op, int64_t a, int64_t b, const char* what) {
 }  // namespace
 
 NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
-                             const Type* type, std::span<const bool> childIsVar) const {
+                             const Type* type, std::span<const bool> childIsVar,
+                             std::span<const ChildShape> children) const {
   NodeCost c;
   const uint32_t n = static_cast<uint32_t>(kids.size());
   // D and U: the sum of the children (plus the node's own DSPs / unit).
@@ -187,7 +188,9 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
       // and N <= 64 or 64 divides N; otherwise the passes the hardware really takes.
       t.constant = satMul(ceilDiv(m, p), ceilDiv(len, simd));
       t.maxOf = {0, 1};
-      c.dim[kDsp].constant = satMul(p, std::min(len, simd));
+      // DSP blocks: the P * min(N, 64) multipliers, as many per block as the device packs
+      c.dim[kDsp].constant = device_.dspBlocksFor(satMul(p, std::min(len, simd)), kids[0]->scalar()->bits(),
+                                                  kids[1]->scalar()->bits());
       break;
     }
     case Op::Mv:
@@ -304,72 +307,90 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
     // after the other, so their times add up (the paper's model overlaps them: max).
     t.sumOf = std::move(t.maxOf);
     t.maxOf.clear();
-    addHardware(c, op, params, kids, type, childIsVar);
+    addHardware(c, op, params, kids, type, childIsVar, children);
   }
   return c;
 }
 
 namespace {
 
-/// Skeletons whose data children are read from memory by the unit they are in: every
-/// call reads them (a convolution's input and weights, a matrix product's operands).
-bool alwaysReads(Op op) {
+/// Skeletons whose datapath reads its operands through address generators of its own
+/// shape (the windows of a convolution, the rows of a matrix product).
+bool readsItsOperands(Op op) {
   return op == Op::Conv || op == Op::ParallelConv || op == Op::Conv1DW || op == Op::Conv1DH || op == Op::Mm;
-}
-/// Matrix-vector skeletons read memory only as a unit of their own: inside a convolution's
-/// or a matrix product's function they compute on what that skeleton read.
-bool readsAsUnit(Op op) {
-  return op == Op::Mv || op == Op::TiledMv || op == Op::TiledMvRows || op == Op::PaddedMv || op == Op::PaddedMvRows;
 }
 
 }  // namespace
 
 void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
-                            const Type* type, std::span<const bool> childIsVar) const {
+                            const Type* type, std::span<const bool> childIsVar,
+                            std::span<const ChildShape> children) const {
   CostExpr& t = c.dim[kTime];
   const MemorySystem mem = memorySystem(device_);
   // A skeleton with a function argument starts a unit when no data argument is a bound
   // variable (inside a let or another skeleton's function it is part of a unit); a
-  // max-pool is a unit of its own.
+  // max-pool is a unit of its own. The unit's memory side is measured on the whole unit
+  // (its data children with the views the lowering folds into its reads, its function
+  // the canonical one of its type): its reads' runs and its lines, in context.
   const bool skeleton = kids.size() == 3 && kids[2] && kids[2]->isFun() && op != Op::App;
   bool dataFromVars = false;
   for (size_t i = 0; i < kids.size() && i < childIsVar.size(); ++i)
     if (childIsVar[i] && kids[i] && kids[i]->isIntTensor()) dataFromVars = true;
   const bool unitStart = (skeleton && !dataFromVars) || op == Op::MaxPool;
-  const bool reads = (skeleton && alwaysReads(op)) || (unitStart && readsAsUnit(op)) || op == Op::MaxPool;
-  if (!unitStart && !reads) return;
-  std::optional<SkeletonLoad> l = oracle_(op, params, kids, type);
+  std::vector<ChildShape> plain(kids.size());
+  for (size_t i = 0; i < kids.size(); ++i) plain[i].type = kids[i];
+  // A skeleton that reads its operands itself (a convolution's windows, a matrix product's
+  // rows) is no faster than its address generators, whatever unit it is in: its runs on
+  // plain buffers of its operands' types are a floor of every call (a ParallelConv reads
+  // G windows per vector however its tile was cut).
+  if (skeleton && readsItsOperands(op)) {
+    if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type))
+      t.floors.push_back({r->load.busiest, {}, 1});
+  }
+  if (!unitStart) return;
+  std::vector<ChildShape> shapes(children.begin(), children.end());
+  if (shapes.size() != kids.size()) shapes = plain;
+  std::optional<SkeletonLoad> l = oracle_(op, params, shapes, type);
   if (!l) return;
-  const int64_t overhead = unitStart ? l->load.depth + mem.latency + kUnitSwitch : 0;
+  const int64_t overhead = l->load.depth + mem.latency + kUnitSwitch;
   if (op == Op::MaxPool) {
     // its own unit: no DSPs, its read and write set its time
     t.constant = satAdd(unitCycles(l->load, mem), kUnitSwitch);
     return;
   }
+  // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
+  // parallelism) or its address generators' runs, whichever is more; its port the lines it
+  // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
   t.constant = satAdd(t.constant, overhead);
-  if (!reads || t.linear.empty()) return;
-  // The unit's busiest stage is its datapath's steps (calls * T(f)) plus what its address
-  // generators add (the runs beyond one a step: `extra`), its port the lines it moves;
-  // unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
-  const CostExpr::Term f = t.linear.front();
-  const int64_t extra = std::max<int64_t>(0, l->load.busiest - l->steps);
+  for (CostExpr::Floor& f : t.floors) f.constant = satAdd(f.constant, satMul(f.den, overhead));
   const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;
-  t.constant = satAdd(t.constant, extra);
+  t.floors.push_back({satAdd(l->load.busiest, overhead), {}, 1});
   t.floors.push_back({satAdd(port, overhead), {}, 1});
-  t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(extra, port)), satMul(kInterferenceDen, overhead)),
-                      {{f.child, satMul(kInterferenceNum, f.coef)}},
+  t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(l->load.busiest, port)), satMul(kInterferenceDen, overhead)),
+                      {},
                       kInterferenceDen});
+  for (const CostExpr::Term& f : t.linear)
+    t.floors.push_back({satAdd(satMul(kInterferenceNum, port), satMul(kInterferenceDen, overhead)),
+                        {{f.child, satMul(kInterferenceNum, f.coef)}},
+                        kInterferenceDen});
 }
+
+bool isFoldedView(Op op) { return op == Op::Pad || op == Op::Transpose || op == Op::Flatten; }
 
 NodeCost CostModel::nodeCost(const ir::Term* term) const {
   const size_t n = term->numChildren();
   std::vector<const Type*> kids;
+  std::vector<ChildShape> shapes;
   auto isVar = std::make_unique<bool[]>(n + 1);  // std::vector<bool> has no span
   for (size_t i = 0; i < n; ++i) {
-    kids.push_back(term->child(i)->type());
-    isVar[i] = term->child(i)->op() == Op::Var;
+    const ir::Term* k = term->child(i);
+    kids.push_back(k->type());
+    isVar[i] = k->op() == Op::Var;
+    ChildShape s{k->type(), Op::Var, {}, nullptr};
+    if (isFoldedView(k->op())) s = {k->type(), k->op(), {k->params().begin(), k->params().end()}, k->child(0)->type()};
+    shapes.push_back(std::move(s));
   }
-  return nodeCost(term->op(), term->params(), kids, term->type(), std::span<const bool>(isVar.get(), n));
+  return nodeCost(term->op(), term->params(), kids, term->type(), std::span<const bool>(isVar.get(), n), shapes);
 }
 
 namespace {

@@ -159,16 +159,25 @@ void Problem::build(ClassId root) {
     if (it != costs.end()) return it->second;
     const egraph::ENode& en = g.node(n);
     std::vector<const ir::Type*> kt;
+    std::vector<cost::ChildShape> shapes;
     auto isVar = std::make_unique<bool[]>(en.children().size() + 1);  // a bound variable's class
     for (size_t i = 0; i < en.children().size(); ++i) {
       ClassId k = en.children()[i];
       kt.push_back(g.typeOf(k));
       isVar[i] = false;
-      for (NodeId m : g.eclass(k).nodes) isVar[i] = isVar[i] || g.node(m).op() == ir::Op::Var;
+      cost::ChildShape s{g.typeOf(k), ir::Op::Var, {}, nullptr};
+      for (NodeId m : g.eclass(k).nodes) {
+        const egraph::ENode& km = g.node(m);
+        isVar[i] = isVar[i] || km.op() == ir::Op::Var;
+        // a view the lowering folds into the reads (the first in the class)
+        if (s.view == ir::Op::Var && cost::isFoldedView(km.op()) && km.children().size() == 1)
+          s = {g.typeOf(k), km.op(), {km.params().begin(), km.params().end()}, g.typeOf(km.children()[0])};
+      }
+      shapes.push_back(std::move(s));
     }
     return costs
         .emplace(n, model_->nodeCost(en.op(), en.params(), kt, g.typeOf(n),
-                                     std::span<const bool>(isVar.get(), en.children().size())))
+                                     std::span<const bool>(isVar.get(), en.children().size()), shapes))
         .first->second;
   };
   if (opts_.shrink) {

@@ -464,8 +464,15 @@ Program Lowerer::run(const ir::Module& module) {
 
 }  // namespace detail
 
+int64_t LowerOptions::productsPerBlock(int aBits, int bBits) const {
+  cost::Device d;
+  d.dspModes = dspModes;
+  return std::max<int64_t>(1, d.productsPerBlock(aBits, bBits));
+}
+
 LowerOptions lowerOptions(const cost::Device& device) {
   LowerOptions o;
+  o.dspModes = device.dspModes;
   o.simdWidth = device.simdWidth();
   o.onChipBudgetBits = device.m20kBlocks * 20480;  // an M20K block holds 20 Kbit
   o.memory = cost::memorySystem(device);

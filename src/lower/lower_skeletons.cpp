@@ -196,7 +196,9 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
     ra = bld.op(Prim::JoinStm, {ra}, {static_cast<int64_t>(o.nonSummed + 1)});
     rb = bld.op(Prim::JoinStm, {rb}, {static_cast<int64_t>(o.nonSummed + 1)});
   }
-  uint32_t r = bld.op(Prim::Mul, {ra, rb}, {1});
+  // DSP multipliers, as many per block as the device packs for these operand widths
+  const int64_t perBlock = options().productsPerBlock(bld.type(ra).bits, bld.type(rb).bits);
+  uint32_t r = bld.op(Prim::Mul, {ra, rb}, perBlock > 1 ? std::vector<int64_t>{1, perBlock} : std::vector<int64_t>{1});
   r = bld.op(Prim::ReduceVec, {r}, {static_cast<int64_t>(ReduceKind::Add)});
   r = bld.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Add)});
 

@@ -126,7 +126,14 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
     case Prim::Max:
     case Prim::Min:
       arity(2);
-      needParams(n, n.prim == Prim::Mul ? 1 : 0);
+      if (n.prim == Prim::Mul) {
+        // [dsp] or [dsp, products per DSP block]
+        if (n.params.empty() || n.params.size() > 2) bad(n, "expects [dsp] or [dsp, products per block]");
+        if (n.params[0] != 0 && n.params[0] != 1) bad(n, "dsp is 0 (logic) or 1 (DSP blocks)");
+        if (n.params.size() == 2 && (n.params[0] != 1 || n.params[1] < 1)) bad(n, "products per block of a DSP multiplier >= 1");
+      } else {
+        needParams(n, 0);
+      }
       if (ops[0]->dims != ops[1]->dims) bad(n, fmt::format("operands {} and {} differ in shape", ops[0]->str(), ops[1]->str()));
       r = MType{n.prim == Prim::Mul ? 32 : std::max(ops[0]->bits, ops[1]->bits), ops[0]->dims};
       break;

@@ -22,7 +22,11 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::JoinVec:
       break;
     case Prim::Mul:
-      if (n.params[0] == 1) r.dsps = lanes;
+      if (n.params[0] == 1) {
+        const int64_t perBlock = n.params.size() > 1 ? n.params[1] : 1;
+        r.dspLanes = lanes;
+        r.dsps = (lanes + perBlock - 1) / perBlock;
+      }
       else r.logic = lanes * opType(0).bits * opType(1).bits;  // array multiplier
       break;
     case Prim::Add:
@@ -99,6 +103,7 @@ Resources programResources(const Program& prog) {
       Resources d = datapathResources(u);
       Resources& best = instance[static_cast<size_t>(u.call->instance)];
       best.dsps = std::max(best.dsps, d.dsps);
+      best.dspLanes = std::max(best.dspLanes, d.dspLanes);
       best.onChipBits = std::max(best.onChipBits, d.onChipBits);
       best.logic = std::max(best.logic, d.logic);
     }

@@ -196,7 +196,14 @@ TEST(Primitives, DspsAreTheDspMultiplierLanes) {
   uint32_t dsp = f.b().op(Prim::Mul, {a, a}, {1});
   uint32_t lut = f.b().op(Prim::Mul, {a, a}, {0});
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[dsp]).dsps, 128);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[dsp]).dspLanes, 128);
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[lut]).dsps, 0);
+  // two products per DSP block (Arria 10's 18 x 19 pairs): half the blocks, the same lanes
+  uint32_t paired = f.b().op(Prim::Mul, {a, a}, {1, 2});
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[paired]).dsps, 64);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[paired]).dspLanes, 128);
+  EXPECT_THROW(f.b().op(Prim::Mul, {a, a}, {0, 2}), MirError);  // a logic multiplier has no blocks
+  EXPECT_THROW(f.b().op(Prim::Mul, {a, a}, {1, 0}), MirError);
   EXPECT_GT(nodeResources(f.unit, f.unit.nodes[lut]).logic, 0);
   uint32_t tree = f.b().op(Prim::ReduceVec, {dsp}, {0});
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[tree]).logic, 2 * 63 * 32);

@@ -99,10 +99,22 @@ struct SkeletonLoad {
   int64_t steps = 0;
   UnitLoad load;
 };
-/// Answers the load of a skeleton node (operator, parameters, children's types, type), or
+/// A child of a node as the oracle sees it: its type, and when it is a view the lowering
+/// folds into the unit's reads (Pad, Transpose, Flatten of another value), that view: the
+/// masks and orders it makes are part of the unit's memory traffic.
+struct ChildShape {
+  const ir::Type* type = nullptr;
+  ir::Op view = ir::Op::Var;          // Var: no view
+  std::vector<int64_t> viewParams;
+  const ir::Type* viewOf = nullptr;   // the type of the view's operand
+};
+/// Pad, Transpose and Flatten: views the lowering folds into the reads of their consumer.
+bool isFoldedView(ir::Op op);
+
+/// Answers the load of a unit-starting node (operator, parameters, children, type), or
 /// nothing when it cannot tell.
 using LoadOracle = std::function<std::optional<SkeletonLoad>(ir::Op, std::span<const int64_t>,
-                                                             std::span<const ir::Type* const>, const ir::Type*)>;
+                                                             std::span<const ChildShape>, const ir::Type*)>;
 
 class CostModel {
  public:
@@ -125,13 +137,14 @@ class CostModel {
   /// shapes are not those the operator's type rule produces (a node that could not have
   /// been built).
   NodeCost nodeCost(ir::Op op, std::span<const int64_t> params, std::span<const ir::Type* const> childTypes,
-                    const ir::Type* type, std::span<const bool> childIsVar = {}) const;
+                    const ir::Type* type, std::span<const bool> childIsVar = {},
+                    std::span<const ChildShape> children = {}) const;
   NodeCost nodeCost(const ir::Term* term) const;
 
  private:
   /// The hardware terms of a node whose compute time is already in `c`.
   void addHardware(NodeCost& c, ir::Op op, std::span<const int64_t> params, std::span<const ir::Type* const> kids,
-                   const ir::Type* type, std::span<const bool> childIsVar) const;
+                   const ir::Type* type, std::span<const bool> childIsVar, std::span<const ChildShape> children) const;
   Device device_;
   LoadOracle oracle_;
 };

@@ -26,7 +26,8 @@ enum class Prim : uint8_t {
   Read,        // [buffer], addr: the value read through addr (masked elements: the fill)
   Write,       // [buffer], addr, (x): x's elements to the buffer (masked: not written); unit
   Const,       // [value, bits], dims in the node's type: a constant stream/vector
-  Mul,         // [dsp] (a, b): i32 products; dsp = 1: DSP multipliers, 0: logic
+  Mul,         // [dsp (, k)] (a, b): i32 products; dsp = 1: DSP multipliers, k per DSP
+               // block (default 1; the device's for the operand widths), 0: logic
   Add,         // (a, b): wrapped to the wider width
   Sub,         // (a, b)
   Max,         // (a, b)

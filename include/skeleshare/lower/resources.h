@@ -15,11 +15,13 @@
 namespace skeleshare::lower {
 
 struct Resources {
-  int64_t dsps = 0;
+  int64_t dsps = 0;       // DSP blocks
+  int64_t dspLanes = 0;   // DSP multipliers (lanes of Mul[1]); a block holds one or more
   int64_t onChipBits = 0;
   int64_t logic = 0;
   Resources& operator+=(const Resources& o) {
     dsps += o.dsps;
+    dspLanes += o.dspLanes;
     onChipBits += o.onChipBits;
     logic += o.logic;
     return *this;
