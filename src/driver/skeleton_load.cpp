@@ -24,7 +24,7 @@ const Type* SkeletonLoads::local(const Type* t) {
 // The canonical function of a skeleton's function type, by the shapes of its parameters:
 // a dot (Mv's), an mvF (Conv's, Mm's, Conv1D's, the Mv wrappers'), a partial mvF
 // (ParallelConv's), a convolution function (the Conv wrappers') or an mm function.
-const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span<const Type* const> kids) {
+const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span<const cost::ChildShape> kids) {
   if (!f || !f->isFun() || !f->result()->isFun()) return nullptr;
   const Type* a = f->param();
   const Type* b = f->result()->param();
@@ -37,7 +37,7 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
       if (as.size() == 2 && bs == as) return ir::dotF(ctx_, as[0], as[1], sa, sb, as[0]);
       return nullptr;
     case Op::ParallelConv: {
-      auto w = kids[1]->shape();
+      auto w = kids[1].type->shape();
       if (as.size() != 2 || bs.size() != 1 || w.size() != 4) return nullptr;
       const int64_t n = w[1] * w[2] * w[3];
       if (n == 0 || as[1] % n != 0) return nullptr;
@@ -76,25 +76,43 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
 }
 
 std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const int64_t> params,
-                                                        std::span<const Type* const> kids, const Type* type) {
+                                                        std::span<const cost::ChildShape> kids, const Type* type) {
   ir::Module m;
   std::vector<const ir::Term*> children;
   for (size_t i = 0; i < kids.size(); ++i) {
-    const Type* t = local(kids[i]);
+    const Type* t = local(kids[i].type);
     if (!t) return std::nullopt;
     if (t->isFun()) {
-      const ir::Term* f = canonicalFunction(op, kids[i], kids);
+      const ir::Term* f = canonicalFunction(op, kids[i].type, kids);
       if (!f || f->type() != t) return std::nullopt;
       children.push_back(f);
-    } else {
-      std::string name = fmt::format("x{}", i);
-      m.decls.push_back({name, ir::Decl::Kind::Input, t});
-      children.push_back(ctx_.input(name, t));
+      continue;
     }
+    std::string name = fmt::format("x{}", i);
+    const Type* in = kids[i].view == Op::Var ? t : local(kids[i].viewOf);
+    if (!in) return std::nullopt;
+    m.decls.push_back({name, ir::Decl::Kind::Input, in});
+    const ir::Term* x = ctx_.input(name, in);
+    if (kids[i].view != Op::Var) {
+      std::string error;
+      x = ctx_.tryMake(kids[i].view, kids[i].viewParams, nullptr, std::span<const ir::Term* const>(&x, 1), error);
+      if (!x || x->type() != t) return std::nullopt;
+    }
+    children.push_back(x);
   }
   std::string error;
   const ir::Term* node = ctx_.tryMake(op, params, local(type), children, error);
   if (!node) return std::nullopt;
+  // An accumulator's result is stored requantised in every benchmark: the requantisation
+  // fuses into the unit's write, which then moves a quarter of the bytes. Measuring the
+  // i32 store instead would charge a transposing unit (Conv1D_H) four times the write
+  // lines it has. A design that does store i32 is under-charged for its writes only.
+  if (node->type()->isIntTensor() && node->type()->scalar()->bits() > 8) {
+    const int64_t shift = 0;
+    const ir::Term* y = ctx_.tryMake(Op::Requant, std::span<const int64_t>(&shift, 1), nullptr,
+                                     std::span<const ir::Term* const>(&node, 1), error);
+    if (y) node = y;
+  }
   m.outputs.push_back({"y", node});
   lower::Program prog;
   try {
@@ -118,9 +136,13 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
 }
 
 std::optional<cost::SkeletonLoad> SkeletonLoads::operator()(Op op, std::span<const int64_t> params,
-                                                           std::span<const Type* const> kids, const Type* type) {
+                                                           std::span<const cost::ChildShape> kids, const Type* type) {
   std::string key = fmt::format("{}[{}]", ir::opName(op), fmt::join(params, ","));
-  for (const Type* k : kids) key += "|" + (k ? k->str() : std::string("?"));
+  for (const cost::ChildShape& k : kids) {
+    key += "|" + (k.type ? k.type->str() : std::string("?"));
+    if (k.view != Op::Var)
+      key += fmt::format(" = {}[{}]({})", ir::opName(k.view), fmt::join(k.viewParams, ","), k.viewOf ? k.viewOf->str() : "?");
+  }
   key += "->" + (type ? type->str() : std::string("?"));
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
@@ -130,7 +152,7 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::operator()(Op op, std::span<con
 }
 
 cost::LoadOracle SkeletonLoads::oracle(SkeletonLoads& loads) {
-  return [&loads](Op op, std::span<const int64_t> params, std::span<const Type* const> kids, const Type* type) {
+  return [&loads](Op op, std::span<const int64_t> params, std::span<const cost::ChildShape> kids, const Type* type) {
     return loads(op, params, kids, type);
   };
 }

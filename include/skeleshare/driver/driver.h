@@ -72,6 +72,14 @@ struct Compiled {
 /// Throws only on internal errors; input problems come back as a status.
 Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& options);
 
+/// The cost model's cycles and DSP blocks for a module as written (its outputs one after
+/// another), with the hardware's cycle model unless `paperModel`.
+struct AsWrittenCost {
+  int64_t cycles = 0;
+  int64_t dsps = 0;
+};
+AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel = false);
+
 /// The files of a compile's output directory, relative paths to contents: design.ir,
 /// report.json, and for an emitted design vhdl/*.vhd, vhdl/files.txt,
 /// vhdl/<design>_quartus.tcl, vhdl/<design>_tb.vhd, vhdl/ss_avmm_model.vhd and

@@ -1,9 +1,11 @@
 #pragma once
-// The hardware's load of one skeleton, for the extractor's cycle model (cost::LoadOracle;
-// docs/cost-model.md, "The hardware's cycles"): the node is rebuilt in a context of its
-// own, its data arguments as inputs of their types (plain buffers) and its function
-// argument as the canonical function of that type at full parallelism, lowered like any
-// program, and its unit measured by the cycle model (lower/timing.h). The same code that
+// The hardware's load of one unit, for the extractor's cycle model (cost::LoadOracle;
+// docs/cost-model.md, "The hardware's cycles"): the node that starts the unit is rebuilt
+// in a context of its own, its data arguments as inputs of their types (through the view
+// the lowering folds into the reads, when the argument is one: a Pad's masks, a
+// Transpose's order) and its function argument as the canonical function of its type at
+// full parallelism, lowered like any program, and its unit measured by the cycle model
+// (lower/timing.h). The same code that
 // estimates a lowered design thus tells the extractor what each skeleton costs in memory
 // traffic and address-generator runs; nothing about the templates is written twice.
 
@@ -24,16 +26,16 @@ class SkeletonLoads {
   /// The load of the node (answers are cached by operator, parameters and types), or
   /// nothing for an operator it does not build or a node the lowering refuses.
   std::optional<cost::SkeletonLoad> operator()(ir::Op op, std::span<const int64_t> params,
-                                               std::span<const ir::Type* const> kids, const ir::Type* type);
+                                               std::span<const cost::ChildShape> kids, const ir::Type* type);
   /// An oracle for cost::CostModel::setLoadOracle that answers through `loads` (which must
   /// outlive the model).
   static cost::LoadOracle oracle(SkeletonLoads& loads);
 
  private:
   const ir::Type* local(const ir::Type* t);
-  const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const ir::Type* const> kids);
+  const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const cost::ChildShape> kids);
   std::optional<cost::SkeletonLoad> measure(ir::Op op, std::span<const int64_t> params,
-                                            std::span<const ir::Type* const> kids, const ir::Type* type);
+                                            std::span<const cost::ChildShape> kids, const ir::Type* type);
   ir::Context ctx_;
   lower::LowerOptions options_;
   std::map<std::string, std::optional<cost::SkeletonLoad>> cache_;
