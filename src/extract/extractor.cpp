@@ -567,6 +567,9 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     for (const auto& e : assumptions) a.push_back(e);
     for (;;) {
       model.reset();
+      // Z3 also spends resource units outside check() (simplifying the encoding's
+      // assertions, no limit applies there): count them before sizing this query's share.
+      z3Current = enc.rlimitCount();
       if (timeUp()) r.stoppedBy = Limit::Timeout;
       else if (effortLeft() == 0) r.stoppedBy = Limit::Effort;
       else if (opts.maxQueries > 0 && r.queries >= opts.maxQueries) r.stoppedBy = Limit::QueryCap;
