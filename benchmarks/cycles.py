@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Predicted, estimated and simulated cycles side by side, for every benchmark and budget
-(issue 17, acceptance 3; docs/hardware.md, "Cycle model").
+(issue 17, acceptance 3; docs/hardware.md, "Measured").
 
 For each design: `skeleshare compile` gives the cost model's prediction (the extractor's
 figure) and the lowering's estimate (the same cycle model counted on the lowered units);
