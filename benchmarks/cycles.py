@@ -138,16 +138,16 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="designs measured at once")
     a = ap.parse_args()
     dev = device()
-    todo = []
+    selected = []  # (name, program, flags, simulate) of each design to measure
     for name, prog, flags, sim in DESIGNS:
         if a.quick and name not in QUICK:
             continue
         if a.only and not any(name.startswith(o.strip()) for o in a.only.split(",")):
             continue
-        todo.append((name, prog, flags, (sim or a.sim_all) and not a.no_sim))
+        selected.append((name, prog, flags, (sim or a.sim_all) and not a.no_sim))
     os.makedirs(a.out, exist_ok=True)
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        rows = list(ex.map(lambda t: measure(a.skeleshare, *t, a.out, dev), todo))
+        rows = list(ex.map(lambda t: measure(a.skeleshare, *t, a.out, dev), selected))
     mhz = dev["clock_mhz"]
     lines = ["| design | DSP blocks | predicted | estimated | simulated | sim / pred | sim / est | est / pred |"
              " compute bound | memory bound | GOPS pred / est / sim |",

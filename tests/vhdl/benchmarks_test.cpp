@@ -38,7 +38,8 @@ const std::map<std::string, double>& recordedRatios() {
 void simulateBenchmark(const std::string& file, bool quarter) {
   auto m = test_support::loadDsl(benchPath(file));
   if (quarter) lower::test::rewriteModuleP(m, [](int64_t p, int64_t) { return (p + 3) / 4; });
-  lower::Program prog = lower::lowerModule(m.module, *m.ctx, lower::lowerOptions(device()));
+  const lower::LowerOptions options = lower::lowerOptions(device());
+  lower::Program prog = lower::lowerModule(m.module, *m.ctx, options);
   auto inputs = ir::randomInputs(m.module, 5);
   auto want = ir::evaluateModule(m.module, *m.ctx, inputs);
   std::string name = file.substr(0, file.find('.')) + (quarter ? "_q" : "");
@@ -58,7 +59,7 @@ void simulateBenchmark(const std::string& file, bool quarter) {
   EXPECT_LE(ratio, it->second * 1.10) << name << ": slower than recorded (" << it->second << ")";
   EXPECT_GE(ratio, it->second * 0.90) << name << ": faster than recorded (" << it->second << "): record the new ratio";
   // One cycle model (issue #17): within 15% of the prediction and of lowering's estimate.
-  int64_t estimated = lower::estimateCycles(prog, lower::lowerOptions(device()).memory).total;
+  int64_t estimated = lower::estimateCycles(prog, options.memory).total;
   EXPECT_NEAR(ratio, 1.0, 0.15) << name << ": " << predicted << " predicted";
   EXPECT_NEAR(static_cast<double>(s.sim.cycles) / static_cast<double>(estimated), 1.0, 0.15)
       << name << ": " << estimated << " estimated";
