@@ -1,6 +1,7 @@
 // The checks around simulation: a corrupted design is caught and the first differing
 // element named; a hung design hits the cycle limit; emitted designs pass `ghdl synth`;
-// the memory image and dump round-trip; identifiers are sanitised.
+// the memory image and dump round-trip; identifiers are sanitised. The checks that a
+// skipped write fails run in every simulator the project has (GHDL and Verilator).
 
 #include <gtest/gtest.h>
 
@@ -28,15 +29,20 @@ EmittedDesign emit(const lower::Program& prog, const std::string& name) {
   return emitDesign(prog, eo);
 }
 
-SimResult run(const EmittedDesign& d, const std::map<std::string, Tensor>& inputs, const std::string& name, int64_t maxCycles) {
-  auto dir = scratch(name);
+SimResult run(const EmittedDesign& d, const std::map<std::string, Tensor>& inputs, const std::string& name, int64_t maxCycles,
+              Simulator simulator = Simulator::Ghdl) {
+  auto dir = scratch(name + (simulator == Simulator::Verilator ? "_verilator" : ""));
   TestbenchFiles tb = emitTestbench(d, templateDir());
   writeDesign(d, dir / "vhdl");
   writeTestbench(tb, dir / "vhdl");
   SimOptions so;
   so.maxCycles = maxCycles;
+  so.simulator = simulator;
+  so.verilatorCache = defaultVerilatorCache();  // shared with `skeleshare sim` and the Sanitize pass
   return simulate(d, tb, inputs, dir / "vhdl", dir / "sim", so);
 }
+
+const Simulator kSimulators[] = {Simulator::Ghdl, Simulator::Verilator};
 
 TEST(SimChecks, WrongWeightAddressIsCaughtAtTheFirstDifferingElement) {
   Stencil s;
@@ -108,21 +114,24 @@ TEST(SimChecks, ASkippedWriteIsCaughtAtTheElementEvenWhereZeroIsExpected) {
   auto want = ir::evaluateModule(s.m.module, *s.m.ctx, zeros);
   const Tensor& edges = want.at("edges");
   for (size_t i = 0; i < edges.size(); ++i) ASSERT_EQ(edges[i], 0);  // what makes this the hard case
-  SimResult good = run(emit(s.prog, "complete"), zeros, "complete", 1'000'000);
-  ASSERT_TRUE(good.ok) << good.error;
-  EXPECT_FALSE(firstMismatch(want, good.outputs).has_value());
-
   lower::Program skipping = s.prog;
   skipWritesFrom(skipping, "edges", static_cast<int64_t>(edges.size()) - 1);
-  SimResult r = run(emit(skipping, "skip_last"), zeros, "skip_last", 1'000'000);
-  ASSERT_TRUE(r.ok) << r.error;
-  auto bad = firstMismatch(want, r.outputs);
-  ASSERT_TRUE(bad.has_value()) << "a skipped write passed";
-  EXPECT_EQ(bad->describe().substr(0, 32), "output 'edges' element [7][7]: e") << bad->describe();
-  EXPECT_EQ(bad->expected, 0);
-  EXPECT_NE(bad->got, 0);
-  // Every other element was written.
-  for (size_t i = 0; i + 1 < edges.size(); ++i) EXPECT_EQ(r.outputs.at("edges")[i], 0) << i;
+  for (Simulator sim : kSimulators) {
+    SCOPED_TRACE(simulatorName(sim));
+    SimResult good = run(emit(s.prog, "complete"), zeros, "complete", 1'000'000, sim);
+    ASSERT_TRUE(good.ok) << good.error;
+    EXPECT_FALSE(firstMismatch(want, good.outputs).has_value());
+
+    SimResult r = run(emit(skipping, "skip_last"), zeros, "skip_last", 1'000'000, sim);
+    ASSERT_TRUE(r.ok) << r.error;
+    auto bad = firstMismatch(want, r.outputs);
+    ASSERT_TRUE(bad.has_value()) << "a skipped write passed";
+    EXPECT_EQ(bad->describe().substr(0, 32), "output 'edges' element [7][7]: e") << bad->describe();
+    EXPECT_EQ(bad->expected, 0);
+    EXPECT_NE(bad->got, 0);
+    // Every other element was written.
+    for (size_t i = 0; i + 1 < edges.size(); ++i) EXPECT_EQ(r.outputs.at("edges")[i], 0) << i;
+  }
 }
 
 // A design that writes nothing at all cannot pass, whatever its inputs.
@@ -130,21 +139,27 @@ TEST(SimChecks, ADesignThatWritesNothingFails) {
   Stencil s;
   lower::Program silent = s.prog;
   skipWritesFrom(silent, "edges", 0);
-  for (const auto& inputs : {s.inputs, zeroInputs(s.inputs)}) {
-    SimResult r = run(emit(silent, "silent"), inputs, "silent", 1'000'000);
-    ASSERT_TRUE(r.ok) << r.error;
-    auto bad = firstMismatch(ir::evaluateModule(s.m.module, *s.m.ctx, inputs), r.outputs);
-    ASSERT_TRUE(bad.has_value());
-    EXPECT_EQ(bad->buffer, "edges");
-    EXPECT_EQ(bad->index, "[0][0]");
-  }
+  for (Simulator sim : kSimulators)
+    for (const auto& inputs : {s.inputs, zeroInputs(s.inputs)}) {
+      SCOPED_TRACE(simulatorName(sim));
+      SimResult r = run(emit(silent, "silent"), inputs, "silent", 1'000'000, sim);
+      ASSERT_TRUE(r.ok) << r.error;
+      auto bad = firstMismatch(ir::evaluateModule(s.m.module, *s.m.ctx, inputs), r.outputs);
+      ASSERT_TRUE(bad.has_value());
+      EXPECT_EQ(bad->buffer, "edges");
+      EXPECT_EQ(bad->index, "[0][0]");
+    }
 }
 
 TEST(SimChecks, CycleLimitStopsAHungDesign) {
   Stencil s;
-  SimResult r = run(emit(s.prog, "limited"), s.inputs, "limited", 50);
-  EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.error.find("did not finish within 50 cycles"), std::string::npos) << r.error;
+  // "complete": the design of the test above, whose Verilator model is cached by then
+  for (Simulator sim : kSimulators) {
+    SimResult r = run(emit(s.prog, "complete"), s.inputs, "limited", 50, sim);
+    EXPECT_FALSE(r.ok) << simulatorName(sim);
+    EXPECT_EQ(r.cycles, 50) << simulatorName(sim);
+    EXPECT_NE(r.error.find("did not finish within 50 cycles"), std::string::npos) << simulatorName(sim) << ": " << r.error;
+  }
 }
 
 TEST(SimChecks, EmittedDesignsSynthesise) {
