@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -44,11 +45,13 @@ std::string duration(double seconds) {
 /// cycles per second and the time left at the lowering's estimate, every two seconds.
 class ProgressMeter {
  public:
-  ProgressMeter(const SimOptions& o) : o_(o), start_(std::chrono::steady_clock::now()) {}
+  explicit ProgressMeter(const SimOptions& o) : o_(o), start_(std::chrono::steady_clock::now()) {}
 
   void operator()(const std::string& line) {
     if (!o_.progress || line.rfind("progress ", 0) != 0) return;
-    int64_t cycles = std::stoll(line.substr(9));
+    char* end = nullptr;
+    int64_t cycles = std::strtoll(line.c_str() + 9, &end, 10);
+    if (end == line.c_str() + 9) return;
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (t < shown_ + 2.0) return;
     shown_ = t;

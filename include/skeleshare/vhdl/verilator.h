@@ -43,6 +43,7 @@ struct VerilatorModel {
   std::string key;                  // the cache key (a hash of everything the model is built from)
   double synthSeconds = 0;          // ghdl synth, when the model was built
   double compileSeconds = 0;        // verilator and the C++ compiler, when the model was built
+  double verilateSeconds = 0;       // of which verilator (Verilog to C++)
   int64_t verilogBytes = 0;
   NetlistFixes fixes;
 };

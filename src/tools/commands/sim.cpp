@@ -201,6 +201,7 @@ int runSim(SimCommandOptions o) {
       e["model_cached"] = q.model.cached;
       e["ghdl_synth_seconds"] = std::round(q.model.synthSeconds * 10) / 10;
       e["model_compile_seconds"] = std::round(q.model.compileSeconds * 10) / 10;
+      e["model_verilate_seconds"] = std::round(q.model.verilateSeconds * 10) / 10;
       e["verilog_bytes"] = q.model.verilogBytes;
     }
     if (!q.ok) e["error"] = q.error;
