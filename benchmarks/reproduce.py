@@ -40,7 +40,7 @@ from fig12_scaling import truncated  # noqa: E402  (the same VGG slices as Fig. 
 QUICK_EFFORT = 10_000_000
 # --quick simulates only rows whose design is predicted to take at most this many cycles
 # (the full designs of VGG and TinyYolo take minutes to hours even in Verilator); the full
-# run simulates every design (`sim --simulator auto`: Verilator for the long ones).
+# run simulates every design (`sim --simulator auto`, GHDL; --simulator verilator to choose).
 QUICK_SIM_MAX_CYCLES = 200_000
 # GOPS at the paper's clock: MACs * 2 operations / (cycles / 200 MHz).
 CLOCK_GHZ = 0.2
@@ -606,7 +606,7 @@ def main():
                     help=f"simulate only designs predicted to take at most this many cycles (default: "
                          f"{QUICK_SIM_MAX_CYCLES:,} with --quick, else every design)")
     ap.add_argument("--simulator", choices=["auto", "ghdl", "verilator"], default="auto",
-                    help="`skeleshare sim --simulator` (default auto: Verilator for long simulations)")
+                    help="`skeleshare sim --simulator` (default auto: GHDL, measured faster on every benchmark)")
     ap.add_argument("--synth", action="store_true",
                     help="synthesise every design with benchmarks/synth.py --per-module --lut-mapper abc "
                          "(Logic/RAM/DSP columns; hours for VGG and TinyYolo)")

@@ -76,7 +76,7 @@ class ProgressMeter {
 bool runVerilator(const EmittedDesign& design, const TestbenchFiles& tb, const std::filesystem::path& vhdlDir,
                   const std::filesystem::path& simDir, const SimOptions& o, SimResult& r) {
   r.model = buildVerilatorModel(design, tb, vhdlDir, simDir / "verilator", o.verilatorCache,
-                                o.estimatedCycles >= kVerilatorMinEstimatedCycles, o.progress);
+                                o.estimatedCycles >= kVerilatorOptimizeMinEstimatedCycles, o.progress);
   if (!r.model.ok) {
     r.error = r.model.error;
     return false;

@@ -27,8 +27,7 @@ constexpr const char* kVerilatorFlags =
     "--cc --exe --default-language 1364-2005 -O3 --x-assign fast --x-initial fast --prefix Vdut -Wno-fatal "
     "-Wno-lint -Wno-style -Wno-COMBDLY -Wno-INITIALDLY";
 // The C++ compiler's optimisation of the model's hot code (OPT_FAST): -O1 for long
-// simulations; -O0 compiles in about half the time, for short ones (tests, and a design
-// that `auto` would give to GHDL).
+// simulations; -O0 compiles in about half the time, for short ones (tests).
 const char* compilerFlags(bool optimize) { return optimize ? "OPT_FAST=-O1" : "OPT_FAST=-O0"; }
 // Part of every cache key: a change of the netlist fix-ups or of how the model is built
 // must not reuse models built before it.
@@ -124,18 +123,14 @@ const char* simulatorName(Simulator s) { return s == Simulator::Verilator ? "ver
 
 bool verilatorAvailable() { return detail::commandSucceeds("verilator --version"); }
 
-Simulator chooseSimulator(const std::string& name, int64_t estimatedCycles) {
-  if (name == "ghdl") {
-    if (!ghdlAvailable()) throw std::runtime_error("ghdl is not installed (apt-get install ghdl)");
-    return Simulator::Ghdl;
-  }
+Simulator chooseSimulator(const std::string& name) {
   if (name == "verilator") {
     if (!verilatorAvailable()) throw std::runtime_error("verilator is not installed (apt-get install verilator)");
     return Simulator::Verilator;
   }
-  if (name != "auto") throw std::invalid_argument("unknown simulator '" + name + "' (auto, ghdl or verilator)");
+  if (name != "ghdl" && name != "auto") throw std::invalid_argument("unknown simulator '" + name + "' (auto, ghdl or verilator)");
   if (!ghdlAvailable()) throw std::runtime_error("ghdl is not installed (apt-get install ghdl)");
-  return estimatedCycles >= kVerilatorMinEstimatedCycles && verilatorAvailable() ? Simulator::Verilator : Simulator::Ghdl;
+  return Simulator::Ghdl;
 }
 
 std::filesystem::path defaultVerilatorCache() {

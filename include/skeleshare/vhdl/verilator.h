@@ -22,14 +22,20 @@ const char* simulatorName(Simulator s);
 /// True when `verilator` can be run.
 bool verilatorAvailable();
 
-/// "auto": Verilator when it is installed and the lowering estimates at least
-/// kVerilatorMinEstimatedCycles cycles (below that GHDL finishes before Verilator has
-/// compiled the model: measured in docs/hardware.md, "Simulation"), otherwise GHDL;
-/// "ghdl" and "verilator" as named. Throws std::invalid_argument on another name and
-/// std::runtime_error naming the Debian package when the simulator asked for is not
-/// installed.
-Simulator chooseSimulator(const std::string& name, int64_t estimatedCycles);
-inline constexpr int64_t kVerilatorMinEstimatedCycles = 1'000'000;
+/// "auto": GHDL. Measured on every benchmark (docs/hardware.md, "Verilator"), one run in
+/// GHDL is faster than building and running a Verilator model: the small designs simulate
+/// in seconds while their models take 1-2 minutes to build; VGG-small's model runs 4.6x
+/// faster per cycle than GHDL llvm but takes 35 minutes to build for a 90,826-cycle run;
+/// full VGG-CIFAR's model (53 minutes to build) runs about 27x slower per cycle than GHDL
+/// (its 11,264-bit vectors are built in GHDL's netlist by chains of concatenations that
+/// the model copies every cycle). "ghdl" and "verilator" as named. Throws
+/// std::invalid_argument on another name and std::runtime_error naming the Debian package
+/// when the simulator asked for is not installed.
+Simulator chooseSimulator(const std::string& name);
+
+/// A model whose simulation the lowering estimates at this many cycles or more is
+/// compiled for speed (OPT_FAST=-O1); shorter ones for a short compile (-O0).
+inline constexpr int64_t kVerilatorOptimizeMinEstimatedCycles = 100'000;
 
 /// The model cache: $SKELESHARE_VERILATOR_CACHE, else $XDG_CACHE_HOME/skeleshare/verilator,
 /// else $HOME/.cache/skeleshare/verilator; empty (no cache) when none is set.

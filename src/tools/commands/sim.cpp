@@ -82,10 +82,10 @@ int runSim(SimCommandOptions o) {
   // An unavailable simulator or backend is refused before anything is written.
   try {
     if (o.simulator == "both") {
-      vhdl::chooseSimulator("ghdl", 0);
-      vhdl::chooseSimulator("verilator", 0);
+      vhdl::chooseSimulator("ghdl");
+      vhdl::chooseSimulator("verilator");
     } else {
-      vhdl::chooseSimulator(o.simulator, 0);
+      vhdl::chooseSimulator(o.simulator);
     }
     vhdl::chooseGhdlBackend(o.backend, 0);
   } catch (const std::exception& e) {
@@ -138,7 +138,7 @@ int runSim(SimCommandOptions o) {
   try {
     so.backend = vhdl::chooseGhdlBackend(o.backend, c.estimatedCycles);
     if (o.simulator == "both") simulators = {vhdl::Simulator::Ghdl, vhdl::Simulator::Verilator};
-    else simulators = {vhdl::chooseSimulator(o.simulator, c.estimatedCycles)};
+    else simulators = {vhdl::chooseSimulator(o.simulator)};
   } catch (const std::exception& e) {
     return err(e.what(), kExitInputError);
   }
@@ -245,7 +245,7 @@ Command addSimCommand(CLI::App& root) {
                   "GHDL code generator: auto (llvm for long simulations when ghdl-llvm is installed), mcode or llvm")
       ->check(CLI::IsMember({"auto", "mcode", "llvm"}));
   app->add_option("--simulator", o->simulator,
-                  "auto (Verilator for long simulations when it is installed, else GHDL), ghdl, verilator, or both "
+                  "auto (GHDL: measured faster on every benchmark, docs/hardware.md), ghdl, verilator, or both "
                   "(each, and they must agree cycle for cycle)")
       ->check(CLI::IsMember({"auto", "ghdl", "verilator", "both"}));
   addCompileFlags(*app, o->compile);
