@@ -26,9 +26,9 @@ bool verilatorAvailable();
 /// GHDL is faster than building and running a Verilator model: the small designs simulate
 /// in seconds while their models take 1-2 minutes to build; VGG-small's model runs 4.6x
 /// faster per cycle than GHDL llvm but takes 35 minutes to build for a 90,826-cycle run;
-/// full VGG-CIFAR's model (53 minutes to build) runs about 27x slower per cycle than GHDL
-/// (its 11,264-bit vectors are built in GHDL's netlist by chains of concatenations that
-/// the model copies every cycle). "ghdl" and "verilator" as named. Throws
+/// full VGG-CIFAR's model (53 minutes to build) runs about 18x slower per cycle than GHDL
+/// mcode (GHDL's netlist writes its wide vectors as concatenations of thousands of
+/// operands, which the model evaluates nested, copying the vector at every level). "ghdl" and "verilator" as named. Throws
 /// std::invalid_argument on another name and std::runtime_error naming the Debian package
 /// when the simulator asked for is not installed.
 Simulator chooseSimulator(const std::string& name);
