@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -22,23 +23,42 @@ int64_t satMul(int64_t a, int64_t b) {
   return std::min(a * b, kCostCap);
 }
 
+int64_t CostExpr::evaluate(const Floor& f, std::span<const int64_t> childUse) {
+  int64_t v = f.constant;
+  for (const Term& t : f.linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
+  return (v + f.den - 1) / f.den;
+}
+
 int64_t CostExpr::evaluate(std::span<const int64_t> childUse) const {
   int64_t v = constant;
   for (const Term& t : linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
+  for (const Floor& f : floors) v = std::max(v, evaluate(f, childUse));
   int64_t m = 0;
   for (uint32_t c : maxOf) m = std::max(m, childUse[c]);
+  for (uint32_t c : sumOf) v = satAdd(v, childUse[c]);
   return satAdd(v, m);
 }
 
 std::string CostExpr::str() const {
-  std::string s = std::to_string(constant);
-  for (const Term& t : linear)
-    s += t.coef == 1 ? fmt::format(" + c{}", t.child) : fmt::format(" + {}*c{}", t.coef, t.child);
+  auto affine = [](int64_t k, const std::vector<Term>& ts) {
+    std::string s = std::to_string(k);
+    for (const Term& t : ts)
+      s += t.coef == 1 ? fmt::format(" + c{}", t.child) : fmt::format(" + {}*c{}", t.coef, t.child);
+    return s;
+  };
+  std::string s = affine(constant, linear);
+  if (!floors.empty()) {
+    s = "max(" + s;
+    for (const Floor& f : floors)
+      s += f.den == 1 ? ", " + affine(f.constant, f.linear) : fmt::format(", ({}) / {}", affine(f.constant, f.linear), f.den);
+    s += ")";
+  }
   if (!maxOf.empty()) {
     s += " + max(";
     for (size_t i = 0; i < maxOf.size(); ++i) s += fmt::format("{}c{}", i ? ", " : "", maxOf[i]);
     s += ")";
   }
+  for (uint32_t c : sumOf) s += fmt::format(" + c{}", c);
   return s;
 }
 
@@ -118,8 +138,9 @@ int64_t exactDiv(Op op, int64_t a, int64_t b, const char* what) {
 
 }  // namespace
 
-NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params,
-                             std::span<const Type* const> kids, const Type* type) const {
+NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
+                             const Type* type, std::span<const bool> childIsVar,
+                             std::span<const ChildShape> children) const {
   NodeCost c;
   const uint32_t n = static_cast<uint32_t>(kids.size());
   // D and U: the sum of the children (plus the node's own DSPs / unit).
@@ -167,7 +188,9 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params,
       // and N <= 64 or 64 divides N; otherwise the passes the hardware really takes.
       t.constant = satMul(ceilDiv(m, p), ceilDiv(len, simd));
       t.maxOf = {0, 1};
-      c.dim[kDsp].constant = satMul(p, std::min(len, simd));
+      // DSP blocks: the P * min(N, 64) multipliers, as many per block as the device packs
+      c.dim[kDsp].constant = device_.dspBlocksFor(satMul(p, std::min(len, simd)), kids[0]->scalar()->bits(),
+                                                  kids[1]->scalar()->bits());
       break;
     }
     case Op::Mv:
@@ -279,13 +302,95 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params,
       for (uint32_t i = 0; i < n; ++i) t.maxOf.push_back(i);
       break;
   }
+  if (oracle_) {
+    // Units run one after another: the data children are produced before this node, one
+    // after the other, so their times add up (the paper's model overlaps them: max).
+    t.sumOf = std::move(t.maxOf);
+    t.maxOf.clear();
+    addHardware(c, op, params, kids, type, childIsVar, children);
+  }
   return c;
 }
 
+namespace {
+
+/// Skeletons whose datapath reads its operands through address generators of its own
+/// shape (the windows of a convolution, the rows of a matrix product).
+bool readsItsOperands(Op op) {
+  return op == Op::Conv || op == Op::ParallelConv || op == Op::Conv1DW || op == Op::Conv1DH || op == Op::Mm;
+}
+
+}  // namespace
+
+void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
+                            const Type* type, std::span<const bool> childIsVar,
+                            std::span<const ChildShape> children) const {
+  CostExpr& t = c.dim[kTime];
+  const MemorySystem mem = memorySystem(device_);
+  // A skeleton with a function argument starts a unit when no data argument is a bound
+  // variable (inside a let or another skeleton's function it is part of a unit); a
+  // max-pool is a unit of its own. The unit's memory side is measured on the whole unit
+  // (its data children with the views the lowering folds into its reads, its function
+  // the canonical one of its type): its reads' runs and its lines, in context.
+  const bool skeleton = kids.size() == 3 && kids[2] && kids[2]->isFun() && op != Op::App;
+  bool dataFromVars = false;
+  for (size_t i = 0; i < kids.size() && i < childIsVar.size(); ++i)
+    if (childIsVar[i] && kids[i] && kids[i]->isIntTensor()) dataFromVars = true;
+  const bool unitStart = (skeleton && !dataFromVars) || op == Op::MaxPool;
+  std::vector<ChildShape> plain(kids.size());
+  for (size_t i = 0; i < kids.size(); ++i) plain[i].type = kids[i];
+  // A skeleton that reads its operands itself (a convolution's windows, a matrix product's
+  // rows) is no faster than its address generators, whatever unit it is in: its runs on
+  // plain buffers of its operands' types are a floor of every call (a ParallelConv reads
+  // G windows per vector however its tile was cut).
+  if (skeleton && readsItsOperands(op)) {
+    if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type))
+      t.floors.push_back({r->load.busiest, {}, 1});
+  }
+  if (!unitStart) return;
+  std::vector<ChildShape> shapes(children.begin(), children.end());
+  if (shapes.size() != kids.size()) shapes = plain;
+  std::optional<SkeletonLoad> l = oracle_(op, params, shapes, type);
+  if (!l) return;
+  const int64_t overhead = l->load.depth + mem.latency + kUnitSwitch;
+  if (op == Op::MaxPool) {
+    // its own unit: no DSPs, its read and write set its time
+    t.constant = satAdd(unitCycles(l->load, mem), kUnitSwitch);
+    return;
+  }
+  // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
+  // parallelism) or its address generators' runs, whichever is more; its port the lines it
+  // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
+  t.constant = satAdd(t.constant, overhead);
+  for (CostExpr::Floor& f : t.floors) f.constant = satAdd(f.constant, satMul(f.den, overhead));
+  const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;
+  t.floors.push_back({satAdd(l->load.busiest, overhead), {}, 1});
+  t.floors.push_back({satAdd(port, overhead), {}, 1});
+  t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(l->load.busiest, port)), satMul(kInterferenceDen, overhead)),
+                      {},
+                      kInterferenceDen});
+  for (const CostExpr::Term& f : t.linear)
+    t.floors.push_back({satAdd(satMul(kInterferenceNum, port), satMul(kInterferenceDen, overhead)),
+                        {{f.child, satMul(kInterferenceNum, f.coef)}},
+                        kInterferenceDen});
+}
+
+bool isFoldedView(Op op) { return op == Op::Pad || op == Op::Transpose || op == Op::Flatten; }
+
 NodeCost CostModel::nodeCost(const ir::Term* term) const {
+  const size_t n = term->numChildren();
   std::vector<const Type*> kids;
-  for (const ir::Term* k : term->children()) kids.push_back(k->type());
-  return nodeCost(term->op(), term->params(), kids, term->type());
+  std::vector<ChildShape> shapes;
+  auto isVar = std::make_unique<bool[]>(n + 1);  // std::vector<bool> has no span
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Term* k = term->child(i);
+    kids.push_back(k->type());
+    isVar[i] = k->op() == Op::Var;
+    ChildShape s{k->type(), Op::Var, {}, nullptr};
+    if (isFoldedView(k->op())) s = {k->type(), k->op(), {k->params().begin(), k->params().end()}, k->child(0)->type()};
+    shapes.push_back(std::move(s));
+  }
+  return nodeCost(term->op(), term->params(), kids, term->type(), std::span<const bool>(isVar.get(), n), shapes);
 }
 
 namespace {
@@ -320,7 +425,7 @@ struct DesignWalker {
       size_t depth = binders.size();
       auto idx = static_cast<size_t>(t->varIndex());
       if (idx < depth && binders[depth - 1 - idx] >= 0) {
-        out[kTime] = satAdd(units[static_cast<size_t>(binders[depth - 1 - idx])].time, kCommunicationCost);
+        out[kTime] = satAdd(units[static_cast<size_t>(binders[depth - 1 - idx])].time, model.communicationCost());
       }
     } else if (t->op() == Op::App && t->child(0)->op() == Op::Lam) {
       // let x = value in body

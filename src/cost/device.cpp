@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -48,7 +50,41 @@ Device parseDevice(const std::string& jsonText, const std::string& what) {
   if (d.hostLineBits % 8 != 0)
     throw std::runtime_error(fmt::format("{}: field \"host_line_bits\" must be a multiple of 8, got {}", what,
                                          d.hostLineBits));
+  const nlohmann::json* rate = j.contains("memory_lines_per_cycle") ? &j.at("memory_lines_per_cycle") : nullptr;
+  if (!rate || !rate->is_number() || rate->get<double>() <= 0 || rate->get<double>() > 1)
+    throw std::runtime_error(fmt::format("{}: field \"memory_lines_per_cycle\" must be a number in (0, 1]", what));
+  d.memoryLinesPerCycle = rate->get<double>();
+  d.memoryLatency = positiveInt(j, "memory_latency_cycles", what);
+  if (!j.contains("dsp_modes") || !j.at("dsp_modes").is_array() || j.at("dsp_modes").empty())
+    throw std::runtime_error(fmt::format("{}: field \"dsp_modes\" must be a non-empty array", what));
+  for (const auto& m : j.at("dsp_modes")) {
+    const auto& b = m.contains("max_bits") ? m.at("max_bits") : nlohmann::json();
+    if (!m.is_object() || !b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer() ||
+        b[0].get<int>() <= 0 || b[1].get<int>() < b[0].get<int>() || !m.contains("products") ||
+        !m.at("products").is_number_integer() || m.at("products").get<int>() <= 0)
+      throw std::runtime_error(fmt::format(
+          "{}: every \"dsp_modes\" entry needs \"max_bits\": [narrow, wide] (0 < narrow <= wide) and "
+          "\"products\" > 0",
+          what));
+    d.dspModes.push_back({{b[0].get<int>(), b[1].get<int>()}, m.at("products").get<int>()});
+  }
   return d;
+}
+
+int64_t Device::productsPerBlock(int aBits, int bBits) const {
+  const int lo = std::min(aBits, bBits), hi = std::max(aBits, bBits);
+  int64_t best = 0;
+  for (const DspMode& m : dspModes)
+    if (lo <= m.maxBits[0] && hi <= m.maxBits[1]) best = std::max<int64_t>(best, m.products);
+  return best;
+}
+
+int64_t Device::dspBlocksFor(int64_t lanes, int aBits, int bBits) const {
+  const int64_t k = productsPerBlock(aBits, bBits);
+  if (k > 0) return (lanes + k - 1) / k;
+  int widest = 1;
+  for (const DspMode& m : dspModes) widest = std::max(widest, m.maxBits[0]);
+  return lanes * ((aBits + widest - 1) / widest) * ((bBits + widest - 1) / widest);
 }
 
 Device loadDevice(const std::filesystem::path& file) {

@@ -8,6 +8,7 @@
 
 #include "skeleshare/cost/cost_model.h"
 #include "skeleshare/driver/driver.h"
+#include "skeleshare/driver/skeleton_load.h"
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/printer.h"
 #include "skeleshare/lower/lower.h"
@@ -30,14 +31,16 @@ void say(const CompileOptions& o, const std::string& line) {
   if (o.progress) o.progress(line);
 }
 
-/// Performance figures of a design taking `cycles` with `dsps` DSPs.
+/// Performance figures of a design taking `cycles` with `dsps` DSP blocks.
 void performance(Json& j, const cost::Device& device, std::optional<uint64_t> macs, bool ok, int64_t cycles, int64_t dsps) {
   double ghz = device.clockMhz / 1000.0;
   j["predicted_gops"] = ok && macs && cycles > 0 ? Json(static_cast<double>(*macs) * 2.0 * ghz / static_cast<double>(cycles))
                                                  : Json(nullptr);
   if (ok && macs && dsps > 0) {
-    // One MAC per DSP per cycle: no design with these DSPs can take fewer cycles.
-    int64_t bound = static_cast<int64_t>((*macs + static_cast<uint64_t>(dsps) - 1) / static_cast<uint64_t>(dsps));
+    // One MAC per multiplier per cycle, as many multipliers per block as 8-bit products
+    // pack: no design with these DSP blocks can take fewer cycles.
+    const auto lanes = static_cast<uint64_t>(dsps * std::max<int64_t>(1, device.productsPerBlock(8, 8)));
+    int64_t bound = static_cast<int64_t>((*macs + lanes - 1) / lanes);
     j["dsp_bound_cycles"] = bound;
     j["dsp_efficiency"] = static_cast<double>(bound) / static_cast<double>(std::max<int64_t>(1, cycles));
   } else {
@@ -83,6 +86,8 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
                      sat.graph->nodeCount(), sat.graph->classCount(), satSeconds));
 
   cost::CostModel model(device);
+  SkeletonLoads loads(device);
+  if (!o.paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   extract::ProblemOptions po;
   po.sharing = !o.noSharing;
   po.singleAbstraction = o.singleAbstraction;
@@ -156,7 +161,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
       e["type"] = u.type;
       e["dsps"] = u.dsps;
       e["conv_units"] = u.convUnits;
-      e["cycles_per_use"] = u.time + cost::kCommunicationCost;
+      e["cycles_per_use"] = u.cyclesPerUse;
       e["uses"] = u.uses;
       e["used_by"] = u.usedBy;
       shared.push_back(std::move(e));
@@ -192,14 +197,10 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
 }
 
 /// The cost model's figures for a module as written.
-void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, Compiled& c) {
-  cost::CostModel model(device);
-  int64_t time = 0, dsps = 0;
-  for (const auto& out : module.outputs) {
-    cost::DesignCost dc = cost::designCost(model, out.term);
-    time += dc.total(cost::kTime);
-    dsps += dc.total(cost::kDsp);
-  }
+void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, bool paperModel,
+                   Compiled& c) {
+  const AsWrittenCost cost = predictAsWritten(module, device, paperModel);
+  const int64_t time = cost.cycles, dsps = cost.dsps;
   Json& j = c.report;
   j["status"] = "as_written";
   j["message"] = "lowered as written: no saturation or extraction";
@@ -212,7 +213,31 @@ void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const
 
 }  // namespace
 
+AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel) {
+  cost::CostModel model(device);
+  SkeletonLoads loads(device);
+  if (!paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
+  AsWrittenCost c;
+  for (const auto& out : module.outputs) {
+    cost::DesignCost dc = cost::designCost(model, out.term);
+    c.cycles += dc.total(cost::kTime);
+    c.dsps += dc.total(cost::kDsp);
+  }
+  return c;
+}
+
 std::string templateDir(const std::string& dataDir) { return dataDir + "/src/vhdl/templates"; }
+
+Json unitEstimatesJson(const lower::Program& prog, const lower::CycleEstimate& estimate) {
+  Json units = Json::array();
+  for (size_t i = 0; i < prog.units.size() && i < estimate.loads.size(); ++i)
+    units.push_back({{"unit", prog.units[i].name},
+                     {"cycles", estimate.perUnit[i]},
+                     {"busiest", estimate.loads[i].busiest},
+                     {"lines", estimate.loads[i].lines},
+                     {"depth", estimate.loads[i].depth}});
+  return units;
+}
 
 Json memoryMapJson(const vhdl::MemoryMap& map) {
   Json buffers = Json::array();
@@ -260,7 +285,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
 
   const ir::Module* toLower = &module;
   if (o.asWritten) {
-    costAsWritten(module, macs, device, c);
+    costAsWritten(module, macs, device, o.paperModel, c);
   } else {
     if (!extractDesign(module, ctx, macs, o, device, budget, c)) {
       j["compile_seconds"] = ms(since(start));
@@ -272,17 +297,17 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
   // Lowering and VHDL.
   Json hw;
   try {
-    lower::LowerOptions lo;
-    lo.simdWidth = device.simdWidth();
-    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lo);
+    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lower::lowerOptions(device));
     c.program = std::move(lowered.program);
     c.programText = std::move(lowered.text);
     lower::Resources res = lowered.resources;
     c.estimatedCycles = lowered.cycles.total;
     // the lowering's numbers (docs/lowering.md, "report.json")
     j["lowered_dsps"] = res.dsps;
+    j["lowered_dsp_lanes"] = res.dspLanes;
     j["onchip_memory_bits"] = res.onChipBits;
     j["estimated_cycles"] = c.estimatedCycles;
+    j["estimated_units"] = unitEstimatesJson(*c.program, lowered.cycles);
     j["lowered_units"] = c.program->units.size();
     j["lowered_calls"] = lowered.calls;
     vhdl::EmitOptions eo;
@@ -291,14 +316,14 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     c.hardware = vhdl::emitDesign(*c.program, eo);
     hw["top"] = c.hardware->top;
     hw["units"] = c.program->units.size();
-    hw["dsps"] = res.dsps;
+    hw["dsps"] = res.dsps;  // DSP blocks
     hw["dsp_multiplier_lanes"] = c.hardware->dspLanes;
     hw["estimated_cycles"] = c.estimatedCycles;
     hw["memory_ports"] = c.hardware->linePorts;
     j["top"] = c.hardware->top;
     j["memory_map"] = memoryMapJson(c.hardware->map);
-    say(o, fmt::format("hardware: {} unit(s), {} DSP multipliers, estimated {} cycles, top entity {}",
-                       c.program->units.size(), c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
+    say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles, top entity {}",
+                       c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
   } catch (const lower::LowerError& e) {
     c.status = Status::NotLowered;
     c.message = std::string("the design cannot be lowered: ") + e.what();

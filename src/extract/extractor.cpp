@@ -175,15 +175,28 @@ class Encoding {
     return m;
   }
 
-  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars) {
-    const CostExpr& e = pn.cost.dim[d];
-    z3::expr sum = num(e.constant);
-    for (const CostExpr::Term& t : e.linear) {
+  z3::expr affine(const PNode& pn, int d, const std::vector<z3::expr>& vars, int64_t constant,
+                  const std::vector<CostExpr::Term>& linear) {
+    z3::expr sum = num(constant);
+    for (const CostExpr::Term& t : linear) {
       uint32_t k = pn.kids[t.child];
       if (p_.cls(k).free) continue;
       if (d == kDsp && !p_.cls(k).mayUseDsp) continue;
       if (d == kConvUnits && !p_.cls(k).mayUseConvUnit) continue;
       sum = sum + (t.coef == 1 ? vars[k] : num(t.coef) * vars[k]);
+    }
+    return sum;
+  }
+
+  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars) {
+    const CostExpr& e = pn.cost.dim[d];
+    z3::expr sum = affine(pn, d, vars, e.constant, e.linear);
+    if (!e.floors.empty()) {
+      // max(sum, ceil(floor_i / den_i)): an auxiliary above each (the objective keeps it tight)
+      z3::expr m = intVar(fmt::format("floor_{}_{}", d, pn.id));
+      s_.add(m >= sum);
+      for (const CostExpr::Floor& f : e.floors) s_.add(num(f.den) * m >= affine(pn, d, vars, f.constant, f.linear));
+      sum = m;
     }
     if (!e.maxOf.empty()) {
       std::vector<uint32_t> kids;
@@ -196,6 +209,10 @@ class Encoding {
       } else {
         sum = sum + maxOf(kids);
       }
+    }
+    for (uint32_t i : e.sumOf) {
+      uint32_t k = pn.kids[i];
+      if (!p_.cls(k).free) sum = sum + vars[k];
     }
     return sum.simplify();
   }
@@ -301,7 +318,7 @@ class Encoding {
         if (ed) s_.add(d_[c] >= *ed);
         if (eu) s_.add(u_[c] >= *eu);
       } else if (pc.shareable) {
-        z3::expr inPlace = t_[c] >= et, shared = t_[c] >= et + num(kCommunicationCost);
+        z3::expr inPlace = t_[c] >= et, shared = t_[c] >= et + num(p_.model().communicationCost());
         if (ed) {
           inPlace = inPlace && d_[c] >= *ed;
           shared = shared && fd_[c] >= *ed;
@@ -550,6 +567,9 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     for (const auto& e : assumptions) a.push_back(e);
     for (;;) {
       model.reset();
+      // Z3 also spends resource units outside check() (simplifying the encoding's
+      // assertions, no limit applies there): count them before sizing this query's share.
+      z3Current = enc.rlimitCount();
       if (timeUp()) r.stoppedBy = Limit::Timeout;
       else if (effortLeft() == 0) r.stoppedBy = Limit::Effort;
       else if (opts.maxQueries > 0 && r.queries >= opts.maxQueries) r.stoppedBy = Limit::QueryCap;

@@ -57,7 +57,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
             break;
           }
           bool sh = amortise[k];
-          kt.push_back(sh ? satAdd(t[k], kCommunicationCost) : t[k]);
+          kt.push_back(sh ? satAdd(t[k], p.model().communicationCost()) : t[k]);
           kd.push_back(sh ? 0 : d[k]);
         }
         if (!ok) continue;
@@ -97,14 +97,16 @@ GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvU
   GreedyResult best;
   const size_t nc = p.classes().size();
   // Candidates: (allowed convolution classes, classes costed as shared). First everything
-  // allowed with every shareable class amortised, then each candidate unit K with (a) only
+  // allowed with every shareable class amortised, then with none, then each candidate unit K with (a) only
   // K shared and (b) every shareable class amortised.
   std::vector<uint8_t> allShareable(nc, 0);
   for (uint32_t c = 0; c < nc; ++c) allShareable[c] = p.cls(c).shareable ? 1 : 0;
   struct Candidate {
     std::vector<uint8_t> allowed, amortise;
   };
-  std::vector<Candidate> cands{{{}, allShareable}};
+  // Nothing amortised comes second: with a large lambda it is the smallest unshared design,
+  // the one that fits when the per-unit candidates below run out of effort first.
+  std::vector<Candidate> cands{{{}, allShareable}, {{}, std::vector<uint8_t>(nc, 0)}};
   for (uint32_t c = 0; c < nc; ++c) {
     if (!p.cls(c).shareable || !p.cls(c).mayUseConvUnit) continue;
     std::vector<uint8_t> only(nc, 0);

@@ -22,7 +22,7 @@ std::string OutlinedDesign::header() const {
     std::string users;
     for (const auto& s : u.usedBy) users += (users.empty() ? "" : ", ") + s;
     h += fmt::format("//   let {}: {} unit {} ({} DSPs, {} cycles per use), used {} times by {}\n", i + 1,
-                     u.skeleton, u.type, u.dsps, u.time + kCommunicationCost, u.uses, users);
+                     u.skeleton, u.type, u.dsps, u.cyclesPerUse, u.uses, users);
   }
   return h;
 }
@@ -101,6 +101,7 @@ OutlinedDesign outline(const Problem& p, const Selection& sel, const Evaluation&
     u.dsps = eval.inplace[c][kDsp];
     u.convUnits = eval.inplace[c][kConvUnits];
     u.time = eval.inplace[c][kTime];
+    u.cyclesPerUse = satAdd(u.time, p.model().communicationCost());
     u.uses = eval.uses[c];
     std::map<std::string, int64_t> users;
     for (uint32_t user : p.cls(c).parents) {

@@ -48,7 +48,9 @@ bool dominates(const PNode& a, const PNode& b) {
   for (int d = 0; d < kDims; ++d) {
     const CostExpr& x = a.cost.dim[d];
     const CostExpr& y = b.cost.dim[d];
-    if (x.constant > y.constant || x.maxOf != y.maxOf || x.linear.size() != y.linear.size()) return false;
+    if (x.constant > y.constant || x.maxOf != y.maxOf || x.linear.size() != y.linear.size() || x.floors != y.floors ||
+        x.sumOf != y.sumOf)
+      return false;
     for (size_t i = 0; i < x.linear.size(); ++i)
       if (x.linear[i].child != y.linear[i].child || x.linear[i].coef > y.linear[i].coef) return false;
   }
@@ -157,8 +159,26 @@ void Problem::build(ClassId root) {
     if (it != costs.end()) return it->second;
     const egraph::ENode& en = g.node(n);
     std::vector<const ir::Type*> kt;
-    for (ClassId k : en.children()) kt.push_back(g.typeOf(k));
-    return costs.emplace(n, model_->nodeCost(en.op(), en.params(), kt, g.typeOf(n))).first->second;
+    std::vector<cost::ChildShape> shapes;
+    auto isVar = std::make_unique<bool[]>(en.children().size() + 1);  // a bound variable's class
+    for (size_t i = 0; i < en.children().size(); ++i) {
+      ClassId k = en.children()[i];
+      kt.push_back(g.typeOf(k));
+      isVar[i] = false;
+      cost::ChildShape s{g.typeOf(k), ir::Op::Var, {}, nullptr};
+      for (NodeId m : g.eclass(k).nodes) {
+        const egraph::ENode& km = g.node(m);
+        isVar[i] = isVar[i] || km.op() == ir::Op::Var;
+        // a view the lowering folds into the reads (the first in the class)
+        if (s.view == ir::Op::Var && cost::isFoldedView(km.op()) && km.children().size() == 1)
+          s = {g.typeOf(k), km.op(), {km.params().begin(), km.params().end()}, g.typeOf(km.children()[0])};
+      }
+      shapes.push_back(std::move(s));
+    }
+    return costs
+        .emplace(n, model_->nodeCost(en.op(), en.params(), kt, g.typeOf(n),
+                                     std::span<const bool>(isVar.get(), en.children().size()), shapes))
+        .first->second;
   };
   if (opts_.shrink) {
     for (ClassId c : reach) {
@@ -212,6 +232,7 @@ void Problem::build(ClassId root) {
         below = opts_.sharing ? std::max(below, k) : satAdd(below, satMul(t.coef, k));
       }
       for (uint32_t i : e.maxOf) below = std::max(below, lb[d][kids[i]]);
+      for (uint32_t i : e.sumOf) below = opts_.sharing ? std::max(below, lb[d][kids[i]]) : satAdd(below, lb[d][kids[i]]);
       return satAdd(std::max<int64_t>(e.constant, 0), below);
     };
     const std::array<int64_t, kDims> limit{kCostCap, opts_.dspLimit < 0 ? kCostCap : opts_.dspLimit,
@@ -616,7 +637,7 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
   std::vector<int64_t> floor = once;
   for (uint32_t x = 0; x < nc; ++x) {
     if (!classes_[x].shareable || !reachesUnit[x]) continue;
-    const int64_t useX = satAdd(once[x], kCommunicationCost);
+    const int64_t useX = satAdd(once[x], model_->communicationCost());
     std::vector<int64_t> through = leastTreeTime(
         [&](uint32_t n, uint32_t i) {
           uint32_t k = nodes_[n].kids[i];

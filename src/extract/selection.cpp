@@ -103,7 +103,7 @@ Evaluation evaluate(const Problem& p, Selection& sel) {
       e.inplace[c][d] = pn.cost.dim[d].evaluate(kids);
     }
     if (sel.shared[c]) {
-      e.use[c][kTime] = satAdd(e.inplace[c][kTime], kCommunicationCost);
+      e.use[c][kTime] = satAdd(e.inplace[c][kTime], p.model().communicationCost());
       e.use[c][kDsp] = 0;
       e.use[c][kConvUnits] = 0;
       fixed[kDsp] = satAdd(fixed[kDsp], e.inplace[c][kDsp]);

@@ -444,6 +444,37 @@ std::vector<size_t> AddrGen::groupsOf(size_t counter) const {
   return out;
 }
 
+bool AddrGen::dependsOn(size_t counter) const {
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (counter >= groups[g].value.coef.size() || groups[g].value.coef[counter] == 0) continue;
+    size_t first = firstDigit(g), n = groups[g].radices.size();
+    for (size_t k = first; k < first + n; ++k) {
+      for (const auto& c : coords)
+        if (c.coef[k] != 0) return true;
+      for (const auto& m : masks)
+        if (m.expr.coef[k] != 0) return true;
+    }
+  }
+  return false;
+}
+
+void AddrGen::removeCounter(size_t counter) {
+  if (counter >= counters.size()) fail("removeCounter: no such counter");
+  if (dependsOn(counter)) fail("removeCounter: the access depends on the counter");
+  // Groups whose value uses the counter have no digit in any form (dependsOn): drop them
+  // with their digit columns; the others lose the counter's (zero) coefficient.
+  for (size_t g = groups.size(); g-- > 0;) {
+    if (groups[g].value.coef[counter] == 0) continue;
+    size_t first = firstDigit(g), n = groups[g].radices.size();
+    forDigitForms(*this, [&](Affine& a) {
+      a.coef.erase(a.coef.begin() + static_cast<ptrdiff_t>(first), a.coef.begin() + static_cast<ptrdiff_t>(first + n));
+    });
+    groups.erase(groups.begin() + static_cast<ptrdiff_t>(g));
+  }
+  for (auto& gr : groups) gr.value.coef.erase(gr.value.coef.begin() + static_cast<ptrdiff_t>(counter));
+  counters.erase(counters.begin() + static_cast<ptrdiff_t>(counter));
+}
+
 void AddrGen::regroup(std::vector<Counter> newCounters, std::vector<Affine> values) {
   if (values.size() != groups.size()) fail("regroup needs one value per group");
   for (auto& v : values)

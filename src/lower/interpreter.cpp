@@ -131,10 +131,16 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
     case Prim::StmToVec:
     case Prim::VecToStm:
       return reshaped(*in[0], shape);  // row-major order is unchanged
-    case Prim::Repeat: {
+    case Prim::Repeat:
+    case Prim::Broadcast: {
+      // The new dimension (extent r at position d of the result): result element
+      // (outer, k, inner) is operand element (outer, inner).
+      size_t d = static_cast<size_t>(n.params[1]) + (n.prim == Prim::Repeat ? 0 : n.type.numStreamDims());
+      size_t inner = 1;
+      for (size_t i = d + 1; i < shape.size(); ++i) inner *= static_cast<size_t>(shape[i]);
+      size_t r = static_cast<size_t>(shape[d]);
       Tensor t(n.type.bits, shape);
-      size_t m = in[0]->size();
-      for (size_t i = 0; i < t.size(); ++i) t[i] = (*in[0])[i % m];
+      for (size_t i = 0; i < t.size(); ++i) t[i] = (*in[0])[(i / (inner * r)) * inner + i % inner];
       return t;
     }
   }

@@ -365,7 +365,9 @@ void Lowerer::markCalls(int let, size_t firstUnit) {
         case Prim::SplitVec:
         case Prim::JoinVec:
         case Prim::StmToVec:
-        case Prim::VecToStm: break;  // the call's memory access and wiring
+        case Prim::VecToStm:
+        case Prim::Repeat:
+        case Prim::Broadcast: break;  // the call's memory access, replay buffers and wiring
         default: call.datapath.push_back(static_cast<uint32_t>(i));
       }
     }
@@ -461,6 +463,21 @@ Program Lowerer::run(const ir::Module& module) {
 }
 
 }  // namespace detail
+
+int64_t LowerOptions::productsPerBlock(int aBits, int bBits) const {
+  cost::Device d;
+  d.dspModes = dspModes;
+  return std::max<int64_t>(1, d.productsPerBlock(aBits, bBits));
+}
+
+LowerOptions lowerOptions(const cost::Device& device) {
+  LowerOptions o;
+  o.dspModes = device.dspModes;
+  o.simdWidth = device.simdWidth();
+  o.onChipBudgetBits = device.m20kBlocks * 20480;  // an M20K block holds 20 Kbit
+  o.memory = cost::memorySystem(device);
+  return o;
+}
 
 Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
   detail::Lowerer l(ctx, options);

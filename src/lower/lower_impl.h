@@ -38,6 +38,22 @@ struct Scalar {
   int bits = 32;
 };
 
+/// How a Read reuses what it reads (reuse.cpp): the vector counters its access does not
+/// depend on are broadcast (their positions among the vector counters, outermost first),
+/// and the runs of adjacent stream counters it does not depend on ([first, last) counter
+/// positions, outermost first) are replayed from on-chip buffers of `bits` in all.
+struct ReusePlan {
+  std::vector<size_t> broadcast;
+  std::vector<std::pair<size_t, size_t>> repeats;
+  int64_t bits = 0;
+};
+/// The reuse of a read of `bits`-bit elements through `gen` whose replay buffers fit
+/// `budgetBits` (runs decided innermost first; a run whose block does not fit is read again).
+ReusePlan planReuse(const AddrGen& gen, int bits, int64_t budgetBits);
+/// Adds the read with the plan's Repeat and Broadcast nodes (and SplitStm to restore a run
+/// of several counters); the last node has the type of the plain read.
+uint32_t readWithReuse(UnitBuilder& b, int buffer, AddrGen gen, const ReusePlan& plan);
+
 struct Fun;
 using Sym = std::variant<View, Stream, Scalar, std::shared_ptr<const Fun>>;
 using Env = std::vector<Sym>;  // %0 is the back

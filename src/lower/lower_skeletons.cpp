@@ -29,7 +29,7 @@ std::vector<size_t> identityOrder(size_t n) {
 }  // namespace
 
 // ParallelDot[P] / ParallelPartialDot[P, C] on a, b: ctx x M x N (docs/lowering.md,
-// "Templates"). Counters: the context loops that are not summed (stream), G = ceil(M/P)
+// "Templates"). Counters: the context loops that are not summed (stream) and G = ceil(M/P)
 // row groups (stream), the summed context loops (tile loops of TiledMv/TiledMmK/
 // TiledConvICH: the accumulator runs over them), S chunks (stream, always present: the
 // accumulation length), then vector lanes P (rows) x [C (partial chunks)] x q. For a dot
@@ -38,6 +38,15 @@ std::vector<size_t> identityOrder(size_t n) {
 // does not divide K). Row m = g*P + lane, element n = chunk*L + s*q + k; rows past M and
 // elements past the chunk read 0 (masks). Mul[1], ReduceVec (adder trees), one ReduceStm
 // (the accumulator) over the summed loops and chunks joined into one stream dimension.
+//
+// Reuse (reuse.cpp): b does not depend on the rows (its P lanes are a Broadcast, its G loop
+// may be a Repeat), and a usually does not depend on some context loops (a convolution's
+// weights on the output position). The row groups G go either inside the context loops
+// (b is replayed per group: a block of S chunks; a is replayed over the positions: the
+// whole matrix) or right inside the context loops a depends on (a is replayed over the
+// others: a block of S chunks per group; b over the groups: every position's chunks):
+// whichever needs fewer on-chip bits. Either way each operand crosses the memory port once
+// per call when its blocks fit.
 Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std::string& name) {
   requireCtx(a, b, "ParallelDot");
   const size_t c = a.ctx;
@@ -55,63 +64,84 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
   const int64_t q = std::max<int64_t>(1, k / chunksC);
   const int64_t steps = ceilDiv(len, q), groups = ceilDiv(m, p);
 
-  std::vector<size_t> ctxCounter(c);
-  std::vector<Counter> ctr;
-  size_t nonSummed = 0, summed = 0;
-  for (size_t i = 0; i < c; ++i)
-    if (!summedAt(i)) { ctxCounter[i] = ctr.size(); ctr.push_back({a.gen.counters[i].extent, DimKind::Stream}); ++nonSummed; }
-  const size_t gIdx = ctr.size();
-  ctr.push_back({groups, DimKind::Stream});
-  for (size_t i = 0; i < c; ++i)
-    if (summedAt(i)) { ctxCounter[i] = ctr.size(); ctr.push_back({a.gen.counters[i].extent, DimKind::Stream}); ++summed; }
-  const size_t sIdx = ctr.size();
-  ctr.push_back({steps, DimKind::Stream});
-  const size_t laneIdx = ctr.size();
-  ctr.push_back({p, DimKind::Vector});
-  const size_t partIdx = ctr.size();
-  if (parts > 0) ctr.push_back({chunksC, DimKind::Vector});
-  const size_t kIdx = ctr.size();
-  ctr.push_back({q, DimKind::Vector});
-  const size_t nc = ctr.size();
-
-  auto var = [&](size_t i, int64_t coef = 1) {
-    Affine x{0, std::vector<int64_t>(nc, 0)};
-    x.coef[i] = coef;
-    return x;
+  // The counters for one placement of G: gOuter puts it right inside the non-summed
+  // context loops that a depends on.
+  struct Order {
+    std::vector<Counter> ctr;
+    std::vector<size_t> ctxCounter;  // context loop -> counter
+    size_t gIdx = 0, sIdx = 0, laneIdx = 0, partIdx = 0, kIdx = 0;
+    size_t nonSummed = 0, summed = 0;
   };
-  std::vector<Affine> values;
-  for (size_t i = 0; i < c; ++i) values.push_back(var(ctxCounter[i]));
-  Affine row = var(gIdx, p);
-  row.coef[laneIdx] = 1;
-  Affine within = var(sIdx, q);  // index inside the chunk
-  within.coef[kIdx] = 1;
-  values.push_back(row);
-  if (presplit) {
-    values.push_back(var(partIdx));
-    values.push_back(within);
-  } else {
-    Affine col = within;
-    if (parts > 0) col.coef[partIdx] = len;
-    values.push_back(col);
-  }
+  auto order = [&](bool gOuter) {
+    Order o;
+    o.ctxCounter.resize(c);
+    auto addCtx = [&](size_t i) {
+      o.ctxCounter[i] = o.ctr.size();
+      o.ctr.push_back({a.gen.counters[i].extent, DimKind::Stream});
+    };
+    for (size_t i = 0; i < c; ++i)
+      if (!summedAt(i) && (!gOuter || a.gen.dependsOn(i))) addCtx(i);
+    o.gIdx = o.ctr.size();
+    o.ctr.push_back({groups, DimKind::Stream});
+    for (size_t i = 0; i < c; ++i)
+      if (!summedAt(i) && gOuter && !a.gen.dependsOn(i)) addCtx(i);
+    o.nonSummed = o.ctr.size() - 1;
+    for (size_t i = 0; i < c; ++i)
+      if (summedAt(i)) addCtx(i);
+    o.summed = o.ctr.size() - 1 - o.nonSummed;
+    o.sIdx = o.ctr.size();
+    o.ctr.push_back({steps, DimKind::Stream});
+    o.laneIdx = o.ctr.size();
+    o.ctr.push_back({p, DimKind::Vector});
+    o.partIdx = o.ctr.size();
+    if (parts > 0) o.ctr.push_back({chunksC, DimKind::Vector});
+    o.kIdx = o.ctr.size();
+    o.ctr.push_back({q, DimKind::Vector});
+    return o;
+  };
+
   // Guards: counter k of the view, now worth `value`, must stay below `extent` (rows past
   // M, elements past N or past their chunk read 0). In classic view form the group of k is
   // exactly k, and a mask on its top digit is the guard; when k shares its index with
   // another counter, a guard digit on k's value does it, and the groups that use k are
   // kept inside their radices (which check() needs to see the access stays in the buffer).
-  auto guard = [&](AddrGen& g, bool classic, const std::vector<size_t>& users, size_t k, const Affine& value, int64_t extent) {
+  auto guard = [&](AddrGen& g, bool classic, const std::vector<size_t>& users, size_t kk, const Affine& value,
+                   int64_t extent) {
     if (classic) {
-      g.guardGroup(k, 0);
+      g.guardGroup(kk, 0);
       return;
     }
     for (size_t grp : users) g.guardGroup(grp, 0);
     g.guardGroup(g.addGuardGroup(value, extent), 0);
   };
-  auto configure = [&](AddrGen g) {
+  // The operand's generator over the order's counters; `rows` guards the rows past M (not
+  // needed for a b repeated over the rows: its value there is multiplied by a's 0).
+  auto configure = [&](AddrGen g, const Order& o, bool rows) {
+    const size_t nc = o.ctr.size();
+    auto var = [&](size_t i, int64_t coef = 1) {
+      Affine x{0, std::vector<int64_t>(nc, 0)};
+      x.coef[i] = coef;
+      return x;
+    };
+    std::vector<Affine> values;
+    for (size_t i = 0; i < c; ++i) values.push_back(var(o.ctxCounter[i]));
+    Affine row = var(o.gIdx, p);
+    row.coef[o.laneIdx] = 1;
+    Affine within = var(o.sIdx, q);  // index inside the chunk
+    within.coef[o.kIdx] = 1;
+    values.push_back(row);
+    if (presplit) {
+      values.push_back(var(o.partIdx));
+      values.push_back(within);
+    } else {
+      Affine col = within;
+      if (parts > 0) col.coef[o.partIdx] = len;
+      values.push_back(col);
+    }
     const bool classic = g.isClassicView();
     std::vector<std::vector<size_t>> users;
-    for (size_t k = 0; k < g.counters.size(); ++k) users.push_back(g.groupsOf(k));
-    g.substitute(ctr, values);
+    for (size_t kk = 0; kk < g.counters.size(); ++kk) users.push_back(g.groupsOf(kk));
+    g.substitute(o.ctr, values);
     if (steps * q > len) {
       if (presplit) {
         guard(g, classic, users[c + 2], c + 2, values[c + 2], len);
@@ -120,24 +150,62 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
         guard(g, classic, users[c + 1], c + 1, values[c + 1], n);       // past N
       }
     }
-    if (groups * p > m) guard(g, classic, users[c], c, values[c], m);
+    if (rows && groups * p > m) guard(g, classic, users[c], c, values[c], m);
     return g;
   };
+
+  const int bitsA = prog_.buffers.at(static_cast<size_t>(a.buffer)).bits;
+  const int bitsB = prog_.buffers.at(static_cast<size_t>(b.buffer)).bits;
+  // Units run one at a time, so each may use the on-chip memory for its replay buffers
+  // (half of it: the rest is for the lines and vectors in flight).
+  const int64_t budget = options().onChipBudgetBits / 2;
+  struct Choice {
+    Order o;
+    AddrGen ga, gb;
+    ReusePlan pa, pb;
+  };
+  auto choose = [&](bool gOuter) {
+    Choice ch{order(gOuter), {}, {}, {}, {}};
+    ch.ga = configure(a.gen, ch.o, true);
+    ch.gb = configure(b.gen, ch.o, b.gen.dependsOn(c));
+    ch.pa = planReuse(ch.ga, bitsA, budget);
+    ch.pb = planReuse(ch.gb, bitsB, budget - ch.pa.bits);
+    return ch;
+  };
+  // Moving G only changes anything when some non-summed context loop is one a does not
+  // depend on; then the placement that replays more with fewer bits wins (the repeats
+  // taken first, then the bits).
+  Choice inner = choose(false);
+  Choice ch = inner;
+  bool someIndependent = false;
+  for (size_t i = 0; i < c; ++i) someIndependent = someIndependent || (!summedAt(i) && !a.gen.dependsOn(i));
+  if (someIndependent) {
+    Choice outer = choose(true);
+    auto replayed = [](const Choice& x) { return x.pa.repeats.size() + x.pb.repeats.size(); };
+    if (replayed(outer) > replayed(inner) ||
+        (replayed(outer) == replayed(inner) && outer.pa.bits + outer.pb.bits < inner.pa.bits + inner.pb.bits))
+      ch = std::move(outer);
+  }
+  const Order& o = ch.o;
+
   size_t u = newUnit(name);
   auto bld = builder(u);
-  uint32_t ra = bld.read(a.buffer, configure(a.gen));
-  uint32_t rb = bld.read(b.buffer, configure(b.gen));
-  for (size_t j = 0; j < summed; ++j) {  // the accumulation: summed loops and chunks as one
-    ra = bld.op(Prim::JoinStm, {ra}, {static_cast<int64_t>(nonSummed + 1)});
-    rb = bld.op(Prim::JoinStm, {rb}, {static_cast<int64_t>(nonSummed + 1)});
+  uint32_t ra = readWithReuse(bld, a.buffer, ch.ga, ch.pa);
+  uint32_t rb = readWithReuse(bld, b.buffer, ch.gb, ch.pb);
+  for (size_t j = 0; j < o.summed; ++j) {  // the accumulation: summed loops and chunks as one
+    ra = bld.op(Prim::JoinStm, {ra}, {static_cast<int64_t>(o.nonSummed + 1)});
+    rb = bld.op(Prim::JoinStm, {rb}, {static_cast<int64_t>(o.nonSummed + 1)});
   }
-  uint32_t r = bld.op(Prim::Mul, {ra, rb}, {1});
+  // DSP multipliers, as many per block as the device packs for these operand widths
+  const int64_t perBlock = options().productsPerBlock(bld.type(ra).bits, bld.type(rb).bits);
+  uint32_t r = bld.op(Prim::Mul, {ra, rb}, perBlock > 1 ? std::vector<int64_t>{1, perBlock} : std::vector<int64_t>{1});
   r = bld.op(Prim::ReduceVec, {r}, {static_cast<int64_t>(ReduceKind::Add)});
   r = bld.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Add)});
 
-  // Layout: (non-summed context, groups, lanes [, parts]) -> (context, m [, part]); a
-  // summed context loop is a space dimension of extent 1 (coordinate 0) until its tiling
-  // skeleton drops it; lanes past M are masked.
+  // Layout: the result's counters are the order's non-summed stream counters (G among
+  // them) and the lanes [P [, parts]]; they map to (context, m [, part]). A summed context
+  // loop is a space dimension of extent 1 (coordinate 0) until its tiling skeleton drops
+  // it; lanes past M are masked.
   std::vector<Counter> outCtr;
   for (const auto& d : bld.type(r).dims) outCtr.push_back({d.extent, d.kind});
   const size_t no = outCtr.size();
@@ -148,11 +216,12 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
   };
   AddrGen layout;
   layout.counters = outCtr;
-  for (size_t i = 0; i < nonSummed; ++i) layout.groups.push_back({ovar(i), {outCtr[i].extent}});
-  Affine orow = ovar(nonSummed + 1);
-  orow.coef[nonSummed] = p;
+  for (size_t i = 0; i < c; ++i)
+    if (!summedAt(i)) layout.groups.push_back({ovar(o.ctxCounter[i]), {a.gen.counters[i].extent}});
+  Affine orow = ovar(o.nonSummed + 1);  // the first lane counter
+  orow.coef[o.gIdx] = p;
   layout.groups.push_back({orow, {m}});
-  if (parts > 0) layout.groups.push_back({ovar(nonSummed + 2), {chunksC}});
+  if (parts > 0) layout.groups.push_back({ovar(o.nonSummed + 2), {chunksC}});
   const size_t digits = layout.groups.size();
   auto digit = [&](size_t i) {
     Affine x{0, std::vector<int64_t>(digits, 0)};
@@ -169,13 +238,14 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
       layout.coords.push_back(digit(next++));
     }
   }
+  const size_t rowDigit = next;
   layout.space.push_back(m);
-  layout.coords.push_back(digit(nonSummed));
+  layout.coords.push_back(digit(rowDigit));
   if (parts > 0) {
     layout.space.push_back(chunksC);
-    layout.coords.push_back(digit(nonSummed + 1));
+    layout.coords.push_back(digit(rowDigit + 1));
   }
-  if (groups * p > m) layout.guardGroup(nonSummed, 0);
+  if (groups * p > m) layout.guardGroup(rowDigit, 0);
   return Stream{u, r, layout, c};
 }
 

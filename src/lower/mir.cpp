@@ -31,6 +31,7 @@ std::string_view primName(Prim p) {
     case Prim::StmToVec: return "StmToVec";
     case Prim::VecToStm: return "VecToStm";
     case Prim::Repeat: return "Repeat";
+    case Prim::Broadcast: return "Broadcast";
   }
   return "?";
 }
@@ -125,7 +126,14 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
     case Prim::Max:
     case Prim::Min:
       arity(2);
-      needParams(n, n.prim == Prim::Mul ? 1 : 0);
+      if (n.prim == Prim::Mul) {
+        // [dsp] or [dsp, products per DSP block]
+        if (n.params.empty() || n.params.size() > 2) bad(n, "expects [dsp] or [dsp, products per block]");
+        if (n.params[0] != 0 && n.params[0] != 1) bad(n, "dsp is 0 (logic) or 1 (DSP blocks)");
+        if (n.params.size() == 2 && (n.params[0] != 1 || n.params[1] < 1)) bad(n, "products per block of a DSP multiplier >= 1");
+      } else {
+        needParams(n, 0);
+      }
       if (ops[0]->dims != ops[1]->dims) bad(n, fmt::format("operands {} and {} differ in shape", ops[0]->str(), ops[1]->str()));
       r = MType{n.prim == Prim::Mul ? 32 : std::max(ops[0]->bits, ops[1]->bits), ops[0]->dims};
       break;
@@ -207,13 +215,28 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
       r.dims[ns].kind = DimKind::Stream;
       break;
     }
-    case Prim::Repeat:
+    case Prim::Repeat: {
       arity(1);
-      needParams(n, 1);
-      if (n.params[0] < 1) bad(n, "non-positive count");
+      needParams(n, 2);
       r = *ops[0];
-      r.dims.insert(r.dims.begin(), Dim{n.params[0], DimKind::Stream});
+      if (n.params[0] < 1) bad(n, "non-positive count");
+      if (n.params[1] < 0 || static_cast<size_t>(n.params[1]) > r.numStreamDims())
+        bad(n, fmt::format("no stream position {} in {}", n.params[1], r.str()));
+      r.dims.insert(r.dims.begin() + n.params[1], Dim{n.params[0], DimKind::Stream});
       break;
+    }
+    case Prim::Broadcast: {
+      arity(1);
+      needParams(n, 2);
+      r = *ops[0];
+      const size_t ns = r.numStreamDims();
+      if (n.params[0] < 1) bad(n, "non-positive count");
+      if (n.params[1] < 0 || static_cast<size_t>(n.params[1]) > r.dims.size() - ns)
+        bad(n, fmt::format("no vector position {} in {}", n.params[1], r.str()));
+      r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(ns + static_cast<size_t>(n.params[1])),
+                    Dim{n.params[0], DimKind::Vector});
+      break;
+    }
   }
   std::string why = r.check();
   if (!why.empty()) bad(n, why);

@@ -22,7 +22,11 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::JoinVec:
       break;
     case Prim::Mul:
-      if (n.params[0] == 1) r.dsps = lanes;
+      if (n.params[0] == 1) {
+        const int64_t perBlock = n.params.size() > 1 ? n.params[1] : 1;
+        r.dspLanes = lanes;
+        r.dsps = (lanes + perBlock - 1) / perBlock;
+      }
       else r.logic = lanes * opType(0).bits * opType(1).bits;  // array multiplier
       break;
     case Prim::Add:
@@ -51,11 +55,16 @@ Resources nodeResources(const Unit& unit, const Node& n) {
       r.logic = opType(0).vectorLanes() * n.type.bits;  // output multiplexer
       break;
     case Prim::Repeat: {
+      // a replay buffer of two banks of the repeated block (the stream inside the new
+      // dimension): on chip, even for one word
       const MType& in = opType(0);
-      if (in.numStreamDims() == 0) r.logic = in.vectorLanes() * in.bits;  // a register
-      else r.onChipBits = in.streamSteps() * in.vectorLanes() * in.bits;  // replay buffer
+      int64_t block = 1;
+      for (size_t i = static_cast<size_t>(n.params[1]); i < in.numStreamDims(); ++i) block *= in.dims[i].extent;
+      r.onChipBits = 2 * block * in.vectorLanes() * in.bits;  // two banks
       break;
     }
+    case Prim::Broadcast:  // wiring
+      break;
   }
   return r;
 }
@@ -94,6 +103,7 @@ Resources programResources(const Program& prog) {
       Resources d = datapathResources(u);
       Resources& best = instance[static_cast<size_t>(u.call->instance)];
       best.dsps = std::max(best.dsps, d.dsps);
+      best.dspLanes = std::max(best.dspLanes, d.dspLanes);
       best.onChipBits = std::max(best.onChipBits, d.onChipBits);
       best.logic = std::max(best.logic, d.logic);
     }
@@ -102,30 +112,6 @@ Resources programResources(const Program& prog) {
   for (const auto& b : prog.buffers)
     if (b.memory == Memory::OnChip) r.onChipBits += b.sizeBits();
   return r;
-}
-
-int64_t unitCycles(const Program& prog, const Unit& unit, int64_t portBits) {
-  int64_t cycles = 0;
-  for (const auto& n : unit.nodes) {
-    const MType& t = n.prim == Prim::Write ? unit.nodes[n.operands[0]].type : n.type;
-    int64_t c = t.streamSteps();
-    if ((n.prim == Prim::Read || n.prim == Prim::Write) &&
-        prog.buffers[static_cast<size_t>(n.buffer)].memory == Memory::OffChip) {
-      int64_t lineBits = t.vectorLanes() * t.bits;
-      c *= std::max<int64_t>(1, (lineBits + portBits - 1) / portBits);
-    }
-    cycles = std::max(cycles, c);
-  }
-  return cycles;
-}
-
-CycleEstimate estimateCycles(const Program& prog, int64_t portBits) {
-  CycleEstimate e;
-  for (const auto& u : prog.units) {
-    e.perUnit.push_back(unitCycles(prog, u, portBits));
-    e.total += e.perUnit.back();
-  }
-  return e;
 }
 
 void placeBuffers(Program& prog, int64_t budgetBits) {

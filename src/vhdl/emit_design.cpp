@@ -115,7 +115,7 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
         "    port map (clk => clk, rst => u{0}_rst, done => unit_done({0}),\n"
         "              l_req => l_req({4} downto {3}), l_addr => l_addr({6} downto {5}),\n"
         "              l_wdata => l_wdata({8} downto {7}), l_be => l_be({10} downto {9}),\n"
-        "              l_ack => l_ack({4} downto {3}), l_rdata => l_rdata{11});\n",
+        "              l_gnt => l_gnt({4} downto {3}), l_rvalid => l_rvalid({4} downto {3}), l_rdata => l_rdata{11});\n",
         i, prog.units[i].name, units[i].entity, first, last, first * 32, last * 32 + 31, first * 512, last * 512 + 511,
         first * 64, last * 64 + 63, unitExtraPorts[i]);
     first += n;
@@ -129,9 +129,10 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- start (a one-cycle pulse while idle) runs the {1} unit(s) of the schedule one after
 -- another; done rises when the last has written its results and stays high until the
 -- next start. All data moves through the Avalon-MM master: 512-bit words, byte
--- addresses (multiples of 64), single-beat bursts; the memory map is in report.json and
--- in the design's C header. A shared instance is built once; the sequencer connects it
--- to the call that is running.
+-- addresses (multiples of 64), single-beat bursts, many reads in flight; the memory map
+-- is in report.json and in the design's C header. A unit is finished when its writes
+-- are done and the memory has accepted them (the arbiter is idle). A shared instance is
+-- built once; the sequencer connects it to the call that is running.
 library ieee;
 use ieee.std_logic_1164.all;
 use work.ss_pkg.all;
@@ -161,7 +162,8 @@ architecture rtl of {0} is
   signal current   : natural range 0 to NUNITS - 1 := 0;
   signal done_r    : std_logic := '0';
   signal unit_done : std_logic_vector(NUNITS - 1 downto 0);
-  signal l_req, l_ack : std_logic_vector(NPORTS - 1 downto 0);
+  signal l_req, l_gnt, l_rvalid : std_logic_vector(NPORTS - 1 downto 0);
+  signal mem_idle : std_logic;
   signal l_addr  : std_logic_vector(NPORTS * 32 - 1 downto 0);
   signal l_wdata : std_logic_vector(NPORTS * LINE_BITS - 1 downto 0) := (others => '0');
   signal l_be    : std_logic_vector(NPORTS * LINE_BYTES - 1 downto 0) := (others => '0');
@@ -183,7 +185,7 @@ architecture rtl of {0} is
           current <= 0;
           done_r  <= '0';
         end if;
-      elsif unit_done(current) = '1' then
+      elsif unit_done(current) = '1' and mem_idle = '1' then
         if current = NUNITS - 1 then
           busy   <= false;
           done_r <= '1';
@@ -198,7 +200,7 @@ architecture rtl of {0} is
   arbiter : entity work.ss_mem_arbiter
     generic map (N => NPORTS)
     port map (clk => clk, rst => rst, l_req => l_req, l_we => "{5}", l_addr => l_addr, l_wdata => l_wdata,
-              l_be => l_be, l_ack => l_ack, l_rdata => l_rdata,
+              l_be => l_be, l_gnt => l_gnt, l_rvalid => l_rvalid, l_rdata => l_rdata, idle => mem_idle,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "skeleshare/cost/cost_model.h"
+#include "skeleshare/cost/cycle_model.h"
 #include "skeleshare/ir/builders.h"
 
 using namespace skeleshare;
@@ -55,30 +56,69 @@ TEST(Device, MalformedFilesAreRejectedWithTheField) {
   EXPECT_NE(msg(R"({"name": "x", "dsp_blocks": 3, "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 12})")
                 .find("multiple of 8"),
             std::string::npos);
+  const std::string base = R"({"name": "x", "dsp_blocks": 3, "alms": 1, "m20k_blocks": 1, "clock_mhz": 1, "host_line_bits": 8)";
+  const std::string modes = R"(, "dsp_modes": [{"max_bits": [18, 19], "products": 2}])";
+  EXPECT_NE(msg(base + modes + "}").find("memory_lines_per_cycle"), std::string::npos);
+  EXPECT_NE(msg(base + modes + R"(, "memory_lines_per_cycle": 1.5, "memory_latency_cycles": 2})").find("memory_lines_per_cycle"),
+            std::string::npos);
+  EXPECT_NE(msg(base + modes + R"(, "memory_lines_per_cycle": 0.5})").find("memory_latency_cycles"), std::string::npos);
+  EXPECT_NE(msg(base + R"(, "memory_lines_per_cycle": 0.5, "memory_latency_cycles": 2})").find("dsp_modes"),
+            std::string::npos);
+  EXPECT_NE(msg(base + R"(, "memory_lines_per_cycle": 0.5, "memory_latency_cycles": 2, "dsp_modes": [{"max_bits": [19, 18], "products": 2}]})")
+                .find("dsp_modes"),
+            std::string::npos);
+  EXPECT_EQ(msg(base + modes + R"(, "memory_lines_per_cycle": 0.5, "memory_latency_cycles": 2})"), "accepted");
   EXPECT_THROW(findDevice("no_such_board", SKELESHARE_SOURCE_DIR), std::runtime_error);
+}
+
+// Arria 10's DSP blocks: two products up to 18 x 19 bits, one up to 27 x 27, and wider
+// products take several blocks.
+TEST(Device, DspBlocksPackTwoNarrowProducts) {
+  Device d = findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  EXPECT_EQ(d.productsPerBlock(8, 8), 2);
+  EXPECT_EQ(d.productsPerBlock(16, 8), 2);
+  EXPECT_EQ(d.productsPerBlock(19, 18), 2);
+  EXPECT_EQ(d.productsPerBlock(19, 19), 1);  // two 18 x 19 multipliers: one operand at most 18 bits
+  EXPECT_EQ(d.productsPerBlock(27, 20), 1);
+  EXPECT_EQ(d.productsPerBlock(32, 8), 0);
+  EXPECT_EQ(d.dspBlocksFor(1408, 8, 8), 704);
+  EXPECT_EQ(d.dspBlocksFor(27, 8, 8), 14);
+  EXPECT_EQ(d.dspBlocksFor(10, 32, 32), 40);  // 2 x 2 blocks of 27 x 27 per product
+}
+
+// The memory port of the paper's board, as the cycle model reads it.
+TEST(Device, MemoryPortOfTheBoard) {
+  Device d = findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  MemorySystem m = memorySystem(d);
+  EXPECT_EQ(m.linesPerKilocycle, 700);
+  EXPECT_EQ(m.latency, 4);
+  // busiest stage or port, whichever is longer, plus depth and latency
+  EXPECT_EQ(unitCycles({100, 10, 5}, m), 100 + 5 + 4);
+  EXPECT_EQ(unitCycles({100, 140, 5}, m), 200 + 5 + 4);
+  EXPECT_EQ(unitCycles({100, 141, 5}, m), 202 + 5 + 4);  // ceil(141 / 0.7)
 }
 
 TEST_F(CostTest, ParallelDotTimeAndDsps) {
   // M = 64, N = 576, P = 64: 1 * 9 passes, 64 * 64 DSPs (the 64-DSP cap per dot product).
   NodeCost c = model.nodeCost(ir::dotF(ctx, 64, 576, i8, i8, 64)->body()->body());
   EXPECT_EQ(c.dim[kTime].constant, 9);
-  EXPECT_EQ(c.dim[kDsp].constant, 64 * 64);
+  EXPECT_EQ(c.dim[kDsp].constant, 64 * 64 / 2);  // two i8 products per DSP block
   EXPECT_EQ(c.dim[kConvUnits].constant, 0);
   // Equals the paper's M*N / (P*min(N, 64)) when P | M and 64 | N.
   EXPECT_EQ(c.dim[kTime].constant, 64 * 576 / (64 * 64));
   // N < 64: min(N, 64) = N.
   NodeCost s = model.nodeCost(ir::dotF(ctx, 10, 27, i8, i8, 5)->body()->body());
   EXPECT_EQ(s.dim[kTime].constant, 2);  // 10*27 / (5*27)
-  EXPECT_EQ(s.dim[kDsp].constant, 5 * 27);
+  EXPECT_EQ(s.dim[kDsp].constant, (5 * 27 + 1) / 2);
   // P does not divide M: ceil(10/3) * ceil(100/64) = 4 * 2 passes.
   NodeCost u = model.nodeCost(ir::dotF(ctx, 10, 100, i8, i8, 3)->body()->body());
   EXPECT_EQ(u.dim[kTime].constant, 8);
-  EXPECT_EQ(u.dim[kDsp].constant, 3 * 64);
+  EXPECT_EQ(u.dim[kDsp].constant, 3 * 64 / 2);
   // ParallelPartialDot uses ParallelDot's formulas.
   const ir::Term* pmv = ir::pMvF(ctx, 64, 576, 9, i8, i8);
   NodeCost p = model.nodeCost(pmv->body()->body()->child(2)->body()->body());
   EXPECT_EQ(p.dim[kTime].constant, 9);
-  EXPECT_EQ(p.dim[kDsp].constant, 4096);
+  EXPECT_EQ(p.dim[kDsp].constant, 2048);
 }
 
 TEST_F(CostTest, OneVggLayer) {
@@ -89,7 +129,7 @@ TEST_F(CostTest, OneVggLayer) {
   EXPECT_EQ(c.dim[kTime].str(), "0 + 1024*c2 + max(c0, c1)");
   auto k = cost(conv);
   EXPECT_EQ(k[kTime], 32 * 32 * 9);
-  EXPECT_EQ(k[kDsp], 4096);
+  EXPECT_EQ(k[kDsp], 2048);
   EXPECT_EQ(k[kConvUnits], 1);
   // Element-wise and reshaping operators are fused: as slow as their input, no DSPs.
   const ir::Term* layer = ctx.op(Op::Relu, {ctx.op(Op::Requant, {conv}, {6})});
@@ -99,7 +139,7 @@ TEST_F(CostTest, OneVggLayer) {
   const ir::Term* two = ctx.op(Op::Conv, {padded, in("w2", {64, 3, 3, 64}), ir::cMvF(ctx, 64, 576, i8, i8)});
   auto k2 = cost(two);
   EXPECT_EQ(k2[kTime], 2 * 9216);
-  EXPECT_EQ(k2[kDsp], 2 * 4096);
+  EXPECT_EQ(k2[kDsp], 2 * 2048);
   EXPECT_EQ(k2[kConvUnits], 2);
 }
 
@@ -108,7 +148,7 @@ TEST_F(CostTest, TiledAndPaddedSkeletons) {
   // TiledMv: 10 x 512 matrix in tiles of 64 columns: 8 calls of cMvF[10, 64] (1 pass each).
   const ir::Term* tmv = ctx.op(Op::TiledMv, {in("m", {10, 512}), in("v", {512}), ir::cMvF(ctx, 10, 64, i8, i8)});
   EXPECT_EQ(cost(tmv)[kTime], 8);
-  EXPECT_EQ(cost(tmv)[kDsp], 640);
+  EXPECT_EQ(cost(tmv)[kDsp], 320);
   // PaddedMv delegates: cMvF[10, 64] on 10 x 27.
   const ir::Term* pmv = ctx.op(Op::PaddedMv, {in("m2", {10, 27}), in("v2", {27}), ir::cMvF(ctx, 10, 64, i8, i8)});
   EXPECT_EQ(cost(pmv)[kTime], 1);
@@ -129,7 +169,7 @@ TEST_F(CostTest, TiledAndPaddedSkeletons) {
   // Conv1D_W on 64x64 with 3 taps: 64 rows; Conv1D_H: 64 columns.
   const ir::Term* c1 = ctx.op(Op::Conv1DW, {in("img", {64, 64}), in("k", {3}), ir::cMvF(ctx, 62, 3, i8, i8)});
   EXPECT_EQ(cost(c1)[kTime], 64 * 1);
-  EXPECT_EQ(cost(c1)[kDsp], 62 * 3);
+  EXPECT_EQ(cost(c1)[kDsp], 62 * 3 / 2);
   EXPECT_EQ(cost(c1)[kConvUnits], 0);  // 1D convolutions are not limited
   // MergePartialSum is latency-free.
   const ir::Term* part = ctx.input("ps", ctx.tensorType(std::vector<int64_t>{4, 3}, i32));
@@ -147,22 +187,22 @@ TEST_F(CostTest, LetBoundUnitsArePaidOnce) {
   EXPECT_EQ(d.sharedUnits, 1u);
   EXPECT_EQ(d.use[kTime], 1024 * (9 + kCommunicationCost) + 64 * (9 + kCommunicationCost));
   EXPECT_EQ(d.use[kDsp], 0);
-  EXPECT_EQ(d.fixed[kDsp], 4096);
-  EXPECT_EQ(d.total(kDsp), 4096);
+  EXPECT_EQ(d.fixed[kDsp], 2048);
+  EXPECT_EQ(d.total(kDsp), 2048);
   EXPECT_EQ(d.total(kConvUnits), 2);  // the Conv nodes themselves are in place
   // The same program without the let pays for the Mv twice.
   const ir::Term* flat = ctx.op(Op::Tuple, {ctx.op(Op::Conv, {in("x1", {34, 34, 64}), in("w1", {64, 3, 3, 64}), f}),
                                             ctx.op(Op::Conv, {in("x2", {10, 10, 64}), in("w2", {64, 3, 3, 64}), f})});
   DesignCost e = designCost(model, flat);
   EXPECT_EQ(e.use[kTime], 1024 * 9 + 64 * 9);
-  EXPECT_EQ(e.total(kDsp), 2 * 4096);
+  EXPECT_EQ(e.total(kDsp), 2 * 2048);
 }
 
 TEST(CostArith, Saturates) {
   EXPECT_EQ(satMul(kCostCap, 2), kCostCap);
   EXPECT_EQ(satAdd(kCostCap, kCostCap), kCostCap);
   EXPECT_EQ(satMul(3, 4), 12);
-  CostExpr e{7, {{0, 3}}, {1, 2}};
+  CostExpr e{7, {{0, 3}}, {1, 2}, {}, {}};
   std::vector<int64_t> use{2, 5, 4};
   EXPECT_EQ(e.evaluate(use), 7 + 6 + 5);
 }

@@ -27,7 +27,13 @@ TEST(Driver, ExtractsLowersAndEmitsSelfAttention) {
   EXPECT_EQ(c.report["top"], "attn_top");
   EXPECT_EQ(c.report["predicted_cycles"].get<int64_t>(), c.predictedCycles);
   EXPECT_GT(c.estimatedCycles, 0);
-  EXPECT_EQ(c.report["hardware"]["dsp_multiplier_lanes"], c.report["hardware"]["dsps"]);
+  // i8 x i8: two multipliers per DSP block (the device's dsp_modes)
+  EXPECT_EQ(c.report["hardware"]["dsp_multiplier_lanes"].get<int64_t>(),
+            2 * c.report["hardware"]["dsps"].get<int64_t>());
+  EXPECT_EQ(c.report["hardware"]["dsps"], c.report["dsp_used"]);
+  // the cycle model: the prediction within 15% of the lowering's estimate
+  EXPECT_NEAR(static_cast<double>(c.estimatedCycles) / static_cast<double>(c.predictedCycles), 1.0, 0.15)
+      << c.estimatedCycles << " estimated, " << c.predictedCycles << " predicted";
   EXPECT_EQ(c.report["memory_map"]["buffers"].size(), c.program->buffers.size());
   std::vector<std::string> names;
   for (const auto& [name, text] : outputFiles(c, templateDir(SKELESHARE_SOURCE_DIR))) names.push_back(name);

@@ -136,11 +136,11 @@ TEST_F(PaperExample, MatchesEnumerationAtEveryBudget) {
 }
 
 TEST_F(PaperExample, SharingIsNeededToFit) {
-  // The smallest unshared design: the conv's Mv at P = 1 (64 DSPs for 72 columns) plus the
-  // FC's at P = 1 (32 DSPs): 96. With 80 DSPs only the design in which the padded FC layer
-  // reuses the conv's cMvF[8, 72] unit fits.
+  // The smallest unshared design: the conv's Mv at P = 1 (64 i8 products for 72 columns, two
+  // per DSP block: 32 blocks) plus the FC's at P = 1 (16 blocks): 48. With 40 DSPs only the
+  // design in which the padded FC layer reuses the conv's cMvF[8, 72] unit fits.
   Problem p(*g, cm, root);
-  ExtractResult r = extractDesign(p, opts(80));
+  ExtractResult r = extractDesign(p, opts(40));
   ASSERT_EQ(r.status, Status::Ok) << r.message;
   ExtractResult free = extractDesign(p, opts(100000));
   ASSERT_EQ(free.status, Status::Ok);
@@ -154,21 +154,21 @@ TEST_F(PaperExample, SharingIsNeededToFit) {
       EXPECT_EQ(r.evaluation.uses[c], 2);
     }
   EXPECT_EQ(shared, 1);
-  EXPECT_EQ(r.evaluation.dsps(), 64);
-  EXPECT_EQ(r.evaluation.time(), bruteForce(p, 80, 1).first);
+  EXPECT_EQ(r.evaluation.dsps(), 32);
+  EXPECT_EQ(r.evaluation.time(), bruteForce(p, 40, 1).first);
   // No sharing allowed: nothing fits.
   Problem noShare(*g, cm, root, {.sharing = false});
-  ExtractResult ns = extractDesign(noShare, opts(80));
+  ExtractResult ns = extractDesign(noShare, opts(40));
   EXPECT_EQ(ns.status, Status::NoSolution);
-  EXPECT_NE(ns.message.find("no design fits 80 DSPs: the smallest design with at most 1 convolution unit needs 96"),
+  EXPECT_NE(ns.message.find("no design fits 40 DSPs: the smallest design with at most 1 convolution unit needs 48"),
             std::string::npos)
       << ns.message;
-  EXPECT_EQ(bruteForce(noShare, 80, 1).first, -1);
+  EXPECT_EQ(bruteForce(noShare, 40, 1).first, -1);
   // Single abstraction: the FC's PaddedMv (Mv family) may not use the conv's Mv unit, whose
   // other user is a Conv.
   Problem single(*g, cm, root, {.sharing = true, .singleAbstraction = true});
-  EXPECT_EQ(extractDesign(single, opts(80)).status, Status::NoSolution);
-  EXPECT_EQ(bruteForce(single, 80, 1).first, -1);
+  EXPECT_EQ(extractDesign(single, opts(40)).status, Status::NoSolution);
+  EXPECT_EQ(bruteForce(single, 40, 1).first, -1);
   ExtractResult sa = extractDesign(single, opts(100));
   ASSERT_EQ(sa.status, Status::Ok);
   EXPECT_EQ(sa.evaluation.time(), bruteForce(single, 100, 1).first);
@@ -176,19 +176,20 @@ TEST_F(PaperExample, SharingIsNeededToFit) {
 
 TEST_F(PaperExample, InfeasibleBudgetSaysWhatTheSmallestDesignNeeds) {
   Problem p(*g, cm, root);
-  // Smallest: ParallelDot[1] over 72 columns: 64 DSPs, shared with the FC layer.
-  ExtractResult r = extractDesign(p, opts(40));
+  // Smallest: ParallelDot[1] over 72 columns: 64 products in 32 DSP blocks, shared with the
+  // FC layer.
+  ExtractResult r = extractDesign(p, opts(20));
   EXPECT_EQ(r.status, Status::NoSolution);
-  EXPECT_NE(r.message.find("no design fits 40 DSPs: the smallest design with at most 1 convolution unit needs 64"),
+  EXPECT_NE(r.message.find("no design fits 20 DSPs: the smallest design with at most 1 convolution unit needs 32"),
             std::string::npos)
       << r.message;
-  EXPECT_EQ(bruteForce(p, 64, 1).first >= 0, true);
-  EXPECT_EQ(bruteForce(p, 63, 1).first, -1);
+  EXPECT_EQ(bruteForce(p, 32, 1).first >= 0, true);
+  EXPECT_EQ(bruteForce(p, 31, 1).first, -1);
 }
 
 TEST_F(PaperExample, OutlinedDesignEvaluatesLikeTheSource) {
   Problem p(*g, cm, root);
-  for (int64_t budget : {100000, 600, 80, 64}) {
+  for (int64_t budget : {100000, 600, 40, 32}) {
     ExtractResult r = extractDesign(p, opts(budget));
     ASSERT_EQ(r.status, Status::Ok);
     OutlinedDesign d = outline(p, r.selection, r.evaluation, source);
@@ -202,7 +203,7 @@ TEST_F(PaperExample, OutlinedDesignEvaluatesLikeTheSource) {
     EXPECT_EQ(dc.total(kTime), r.evaluation.time());
     EXPECT_EQ(dc.total(kDsp), r.evaluation.dsps());
     EXPECT_EQ(dc.sharedUnits, d.units.size());
-    if (budget == 80) {
+    if (budget == 40) {
       ASSERT_EQ(d.units.size(), 1u);
       EXPECT_EQ(d.units[0].skeleton, "Mv");
       EXPECT_EQ(d.units[0].uses, 2);
@@ -219,7 +220,7 @@ TEST_F(PaperExample, Deterministic) {
     PatternRewrite h = halve(), pad = padMv();
     Runner().run(g2, {&h, &pad});
     Problem p(g2, cm, r2);
-    ExtractResult r = extractDesign(p, opts(80));
+    ExtractResult r = extractDesign(p, opts(40));
     OutlinedDesign d = outline(p, r.selection, r.evaluation, source);
     return d.header() + ir::printModule(ctx, d.module);
   };

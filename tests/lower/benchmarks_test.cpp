@@ -35,9 +35,10 @@ TEST_P(SmallBenchmark, OddParallelismLeavesMaskedLanes) {
 
 TEST_P(SmallBenchmark, DspsEqualTheCostModel) {
   Loaded m = loadDsl(benchPath(GetParam()));
-  cost::CostModel model(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
+  const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  cost::CostModel model(device);
   for (int round = 0; round < 3; ++round) {
-    Program prog = lowerModule(m.module, *m.ctx);
+    Program prog = lowerModule(m.module, *m.ctx, lowerOptions(device));
     int64_t want = 0;
     for (const auto& o : m.module.outputs) want += cost::designCost(model, o.term).total(cost::kDsp);
     EXPECT_EQ(programResources(prog).dsps, want) << "round " << round;

@@ -28,8 +28,9 @@ TEST_P(Design, AgreesWithSkeletonInterpreter) {
 
 TEST_P(Design, DspsEqualTheCostModelAndSharedFunctionsAreInstances) {
   Loaded m = loadIr(designPath(GetParam()));
-  Program p = lowerModule(m.module, *m.ctx);
-  cost::CostModel model(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
+  const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  Program p = lowerModule(m.module, *m.ctx, lowerOptions(device));
+  cost::CostModel model(device);
   ASSERT_EQ(m.module.outputs.size(), 1u);
   EXPECT_EQ(programResources(p).dsps, cost::designCost(model, m.module.outputs[0].term).total(cost::kDsp))
       << printProgram(p);
@@ -69,9 +70,10 @@ class FullDesign : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FullDesign, LowersWithTheCostModelsDspsAndNoDataMovementUnits) {
   Loaded m = loadIr(std::string(SKELESHARE_SOURCE_DIR) + "/tests/lower/inputs/designs/full/" + GetParam() + ".ir");
-  Program p = lowerModule(m.module, *m.ctx);
+  const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  Program p = lowerModule(m.module, *m.ctx, lowerOptions(device));
   EXPECT_TRUE(verify(p).empty());
-  cost::CostModel model(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
+  cost::CostModel model(device);
   ASSERT_EQ(m.module.outputs.size(), 1u);
   EXPECT_EQ(programResources(p).dsps, cost::designCost(model, m.module.outputs[0].term).total(cost::kDsp));
   for (const auto& name : dataMovementUnits(p)) ADD_FAILURE() << "unit " << name << " only moves data";

@@ -6,6 +6,8 @@
 
 #include "skeleshare/ir/builders.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/runs.h"
+#include "skeleshare/lower/timing.h"
 #include "test_util.h"
 
 namespace skeleshare::lower::test {
@@ -36,14 +38,21 @@ TEST(Lowering, PadFeedingAConvIsAMaskedAddressPattern) {
   for (const auto& mk : readX->addr.masks)
     if (mk.fill == 0 && mk.lo == 0 && (mk.hi == 6 || mk.hi == 5)) ++padMasks;
   EXPECT_EQ(padMasks, 2) << readX->addr.str();
-  // The window (3x3x3 = 27 elements) is one vector of 27 lanes per output channel.
-  EXPECT_EQ(readX->type.str(), "stm[6][5][1][1] vec[4][27] i8");  // positions, row groups, one chunk
-  // requant and relu are stages of the same unit, before its one write.
+  // The window (3x3x3 = 27 elements) is read once per position, row group and chunk and
+  // broadcast to the 4 output channels' lanes.
+  EXPECT_EQ(readX->type.str(), "stm[6][5][1][1] vec[27] i8");  // positions, row groups, one chunk
+  // The weights do not depend on the position: read once (one word of 4 x 27) and replayed
+  // for the 30 positions from an on-chip buffer. requant and relu are stages of the same
+  // unit, before its one write.
   std::vector<Prim> prims;
   for (const auto& n : u.nodes) prims.push_back(n.prim);
-  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Read, Prim::Mul, Prim::ReduceVec, Prim::ReduceStm, Prim::RoundShift,
-                                      Prim::Saturate, Prim::Const, Prim::Max, Prim::Write}));
+  EXPECT_EQ(prims, (std::vector<Prim>{Prim::Read, Prim::Repeat, Prim::SplitStm, Prim::Read, Prim::Broadcast, Prim::Mul,
+                                      Prim::ReduceVec, Prim::ReduceStm, Prim::RoundShift, Prim::Saturate, Prim::Const,
+                                      Prim::Max, Prim::Write}));
+  EXPECT_EQ(u.nodes[0].type.str(), "stm[1][1] vec[4][27] i8");
+  EXPECT_EQ(u.nodes[1].params, (std::vector<int64_t>{30, 0}));
   EXPECT_EQ(programResources(p).dsps, 4 * 27);
+  EXPECT_EQ(nodeResources(u, u.nodes[1]).onChipBits, 2 * 4 * 27 * 8);  // two banks of one word
 }
 
 TEST(Lowering, WideRowsAreChunkedIntoSixtyFourLanes) {
@@ -57,8 +66,10 @@ output o = conv(x, w);
   Program p;
   expectAgrees(m, 2, &p);
   ASSERT_EQ(p.units.size(), 1u);
-  const Node& rx = p.units[0].nodes[0];
-  EXPECT_EQ(rx.type.str(), "stm[2][2][1][3] vec[5][64] i8");
+  const Node& rw = p.units[0].nodes[0];  // the weights: 3 chunks of 5 x 64, replayed per position
+  EXPECT_EQ(rw.type.str(), "stm[1][3] vec[5][64] i8");
+  const Node& rx = p.units[0].nodes[3];  // the window: 3 chunks of 64 per position, broadcast
+  EXPECT_EQ(rx.type.str(), "stm[2][2][1][3] vec[64] i8");
   EXPECT_FALSE(rx.addr.linear().has_value());  // the window is a mixed-radix index
   EXPECT_EQ(programResources(p).dsps, 5 * 64);
   bool accumulates = false;
@@ -144,14 +155,23 @@ output o = TiledMv(@a, @v, \i8[4][4]. \i8[4]. Relu(Mv(%1, %0, \i8[4][4]. \i8[4][
   EXPECT_THROW(lowerModule(m.module, *m.ctx), LowerError);
 }
 
-TEST(Lowering, CycleEstimateCountsLinesAndStreams) {
+// The estimate of the padded convolution: the window read is the busiest stage (three
+// window rows of three pixels per position: three runs each, and one more where a row
+// starts in the padding); the weights are read once.
+TEST(Lowering, CycleEstimateCountsRunsAndLines) {
   Loaded m = loadDslText(kPaddedConv);
   Program p = lowerModule(m.module, *m.ctx);
-  auto e = estimateCycles(p);
+  auto e = estimateCycles(p, {700, 4});
   ASSERT_EQ(e.perUnit.size(), 1u);
-  // 30 output positions x 1 row group; the weight read is 4 x 27 x 8 = 864 bits per step,
-  // two 512-bit lines, so 60 cycles.
-  EXPECT_EQ(e.total, 60);
+  const cost::UnitLoad& l = e.loads[0];
+  AccessCount x = readAccess(p.units[0].nodes[3].addr, 1, 27);
+  EXPECT_EQ(l.busiest, x.runs);
+  EXPECT_GE(x.runs, 30 * 3);
+  EXPECT_LE(x.runs, 30 * 3 + 6 + 5 + 6 + 5);  // at most one more per padded window row
+  // The weights: one 4 x 27 word, read once; its rows are flattened (ky, kx, c) windows,
+  // and a run stops where ky changes: three runs per row.
+  EXPECT_EQ(readAccess(p.units[0].nodes[0].addr, 1, 4 * 27).runs, 12);
+  EXPECT_EQ(e.total, cost::unitCycles(l, {700, 4}) + cost::kUnitSwitch);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/printer.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/verifier.h"
 
 namespace skeleshare::lower {
@@ -127,15 +128,54 @@ TEST(Primitives, SplitJoinAndConversionsChangeOnlyTheType) {
 TEST(Primitives, RepeatReplaysItsOperand) {
   Fixture f({3});
   uint32_t a = f.readAll({V});
-  uint32_t r = f.b().op(Prim::Repeat, {a}, {2});
+  uint32_t r = f.b().op(Prim::Repeat, {a}, {2, 0});
   EXPECT_EQ(f.b().type(r).str(), "stm[2] vec[3] i8");
   Tensor x(8, {3});
   x.values() = {4, 5, 6};
   EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{4, 5, 6, 4, 5, 6}));
-  // A vector is replayed from a register; a stream needs a buffer of its size.
+  // The buffer holds two banks of the repeated block (ss_repeat plays one while the next
+  // arrives): of one word here, of two below.
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 2 * 3 * 8);
+  uint32_t r2 = f.b().op(Prim::Repeat, {r}, {4, 0});
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r2]).onChipBits, 2 * 2 * 3 * 8);
+  EXPECT_THROW(f.b().op(Prim::Repeat, {r}, {4}), MirError);     // where is a parameter
+  EXPECT_THROW(f.b().op(Prim::Repeat, {r}, {4, 2}), MirError);  // r has one stream dimension
+}
+
+// Repeat[n, d] inside the stream: for each outer index, the inner block n times; its
+// buffer holds one block.
+TEST(Primitives, RepeatInsideAStreamReplaysEachBlock) {
+  Fixture f({2, 3});
+  uint32_t a = f.readAll({S, S});
+  uint32_t r = f.b().op(Prim::Repeat, {a}, {2, 1});
+  EXPECT_EQ(f.b().type(r).str(), "stm[2][2][3] i8");
+  Tensor x(8, {2, 3});
+  x.values() = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 2 * 3 * 8);
+  uint32_t last = f.b().op(Prim::Repeat, {a}, {2, 2});  // each element twice: one-word banks
+  EXPECT_EQ(evalOn(f, last, {&x}).values(), (std::vector<int32_t>{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[last]).onChipBits, 2 * 8);
+}
+
+// Broadcast[n, d]: a new vector dimension before vector dimension d, every copy the
+// lanes inside it; wires.
+TEST(Primitives, BroadcastCopiesTheLanes) {
+  Fixture f({2, 3});
+  uint32_t a = f.readAll({S, V});
+  uint32_t r = f.b().op(Prim::Broadcast, {a}, {2, 0});
+  EXPECT_EQ(f.b().type(r).str(), "stm[2] vec[2][3] i8");
+  Tensor x(8, {2, 3});
+  x.values() = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(evalOn(f, r, {&x}).values(), (std::vector<int32_t>{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).onChipBits, 0);
-  uint32_t r2 = f.b().op(Prim::Repeat, {r}, {4});
-  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r2]).onChipBits, 2 * 3 * 8);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[r]).logic, 0);
+  // inside the vector: each lane twice
+  uint32_t in = f.b().op(Prim::Broadcast, {a}, {2, 1});
+  EXPECT_EQ(f.b().type(in).str(), "stm[2] vec[3][2] i8");
+  EXPECT_EQ(evalOn(f, in, {&x}).values(), (std::vector<int32_t>{1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6}));
+  EXPECT_THROW(f.b().op(Prim::Broadcast, {a}, {2, 2}), MirError);
+  EXPECT_THROW(f.b().op(Prim::Broadcast, {a}, {2}), MirError);
 }
 
 TEST(Primitives, WriteMustMatchItsCounters) {
@@ -156,7 +196,14 @@ TEST(Primitives, DspsAreTheDspMultiplierLanes) {
   uint32_t dsp = f.b().op(Prim::Mul, {a, a}, {1});
   uint32_t lut = f.b().op(Prim::Mul, {a, a}, {0});
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[dsp]).dsps, 128);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[dsp]).dspLanes, 128);
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[lut]).dsps, 0);
+  // two products per DSP block (Arria 10's 18 x 19 pairs): half the blocks, the same lanes
+  uint32_t paired = f.b().op(Prim::Mul, {a, a}, {1, 2});
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[paired]).dsps, 64);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[paired]).dspLanes, 128);
+  EXPECT_THROW(f.b().op(Prim::Mul, {a, a}, {0, 2}), MirError);  // a logic multiplier has no blocks
+  EXPECT_THROW(f.b().op(Prim::Mul, {a, a}, {1, 0}), MirError);
   EXPECT_GT(nodeResources(f.unit, f.unit.nodes[lut]).logic, 0);
   uint32_t tree = f.b().op(Prim::ReduceVec, {dsp}, {0});
   EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[tree]).logic, 2 * 63 * 32);
@@ -204,16 +251,34 @@ TEST(Printer, ShowsBuffersNodesAndAddressPatterns) {
   EXPECT_NE(s.find("Write(%0) to @y"), std::string::npos) << s;
 }
 
-TEST(Cycles, OffChipVectorsTakeOneLinePerCycle) {
-  Fixture f({10, 128});  // 128 x i8 = 1024 bits: two 512-bit lines per stream step
-  f.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OnChip, Role::Intermediate});
+// The cycle model's load of a unit (timing.h): a copy of 10 vectors of 128 i8 lanes (two
+// lines each) runs two runs per vector through the read and the write, and moves 20 lines
+// each way.
+TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
+  Fixture f({10, 128});
+  f.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OffChip, Role::Intermediate});
   AddrGen g = AddrGen::identity({10, 128});
   g.counters[1].kind = V;
   uint32_t a = f.b().read(0, g);
   f.b().write(1, g, a);
-  EXPECT_EQ(unitCycles(f.prog, f.unit), 20);
-  f.prog.buffers[0].memory = Memory::OnChip;
-  EXPECT_EQ(unitCycles(f.prog, f.unit), 10);
+  cost::UnitLoad load = unitLoad(f.prog, f.unit);
+  EXPECT_EQ(load.busiest, 20);
+  EXPECT_EQ(load.lines, 40);
+  EXPECT_EQ(load.depth, 6 + 3);  // a read's and a write's registers
+  // the port moves 0.5 lines a cycle: 80 cycles, plus depth and latency
+  EXPECT_EQ(cost::unitCycles(load, {500, 4}), 80 + 9 + 4);
+  EXPECT_EQ(cost::unitCycles(load, {1000, 4}), 40 + 9 + 4);
+  // A repeated read: the block of one vector is read once and played 10 times.
+  Fixture r({128});
+  r.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OffChip, Role::Intermediate});
+  AddrGen once = AddrGen::identity({128});
+  once.counters[0].kind = V;
+  uint32_t x = r.b().op(Prim::Repeat, {r.b().read(0, once)}, {10, 0});
+  r.b().write(1, g, x);
+  cost::UnitLoad rl = unitLoad(r.prog, r.unit);
+  EXPECT_EQ(rl.lines, 2 + 20);
+  EXPECT_EQ(rl.busiest, 20);  // the write: two runs per vector
+  EXPECT_EQ(rl.depth, 6 + 2 + 3);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 -- Testbench of ss_mem_arbiter (tests/vhdl/arbiter_test.cpp): NPORTS requesters behave
--- like ss_read and ss_write (l_req held until the l_ack pulse, dropped at the edge that
--- sees it, a random pause before the next request) against the Avalon-MM memory model
--- with random wait states and read latencies. Port k first writes WRITES lines of its
--- own (line 32 + 8k + j, bytes 3k + j + b), then reads every line 0 .. 31 and its own
--- written lines back, in an order of its own, and checks every response. A monitor
--- counts the reads accepted by the memory and not yet answered; the run fails unless
--- every check passed and at least MIN_IN_FLIGHT reads were in flight at some time.
+-- like ss_read and ss_write (l_req held until l_gnt, which takes the request at that
+-- edge; a random pause of 0 .. 2 cycles before the next; reads do not wait for their
+-- data, which comes back on l_rvalid in request order) against the Avalon-MM memory model
+-- with random wait states and read latencies. Port k first writes WRITES lines of its own
+-- (line 32 + 8k + j, bytes 3k + j + b), then reads every line 0 .. 31 and its own written
+-- lines back, in an order of its own; a checker per port compares every response with
+-- the line its request named, in order. A monitor counts the reads accepted by the memory
+-- and not yet answered; the run fails unless every response was right and at least
+-- MIN_IN_FLIGHT reads were in flight at some time.
 -- Memory image: line i holds byte b = (7i + b) mod 256.
 library ieee;
 use ieee.std_logic_1164.all;
@@ -20,7 +22,7 @@ entity arbiter_tb is
     RESULT_FILE   : string := "result.txt";
     SEED          : positive := 1;
     STALL_PCT     : natural := 25;
-    MIN_IN_FLIGHT : natural := 2
+    MIN_IN_FLIGHT : natural := 6
   );
 end entity;
 
@@ -30,7 +32,7 @@ architecture sim of arbiter_tb is
   constant NLINES : positive := 64;
   signal clk, rst : std_logic := '1';
   signal running  : boolean := true;
-  signal l_req, l_we, l_ack : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');
+  signal l_req, l_we, l_gnt, l_rvalid : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');
   signal l_addr  : std_logic_vector(NPORTS * 32 - 1 downto 0) := (others => '0');
   signal l_wdata : std_logic_vector(NPORTS * LINE_BITS - 1 downto 0) := (others => '0');
   signal l_be    : std_logic_vector(NPORTS * LINE_BYTES - 1 downto 0) := (others => '0');
@@ -40,7 +42,8 @@ architecture sim of arbiter_tb is
   signal avm_writedata, avm_readdata : std_logic_vector(511 downto 0);
   signal avm_byteenable : std_logic_vector(63 downto 0);
   signal avm_burstcount : std_logic_vector(7 downto 0);
-  signal finished : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');
+  signal issued   : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');  -- every request taken
+  signal finished : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');  -- every response checked
   signal errors   : integer_vector(0 to NPORTS - 1) := (others => 0);
   signal max_in_flight : natural := 0;
 
@@ -59,7 +62,7 @@ begin
   dut : entity work.ss_mem_arbiter
     generic map (N => NPORTS)
     port map (clk => clk, rst => rst, l_req => l_req, l_we => l_we, l_addr => l_addr, l_wdata => l_wdata,
-              l_be => l_be, l_ack => l_ack, l_rdata => l_rdata,
+              l_be => l_be, l_gnt => l_gnt, l_rvalid => l_rvalid, l_rdata => l_rdata, idle => open,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);
@@ -73,13 +76,18 @@ begin
               dump => '0', dumped => open);
 
   requesters : for k in 0 to NPORTS - 1 generate
+    -- the first byte of every line port k reads, in request order
+    type firsts_t is array (0 to 63) of natural;
+    signal expect : firsts_t;
+    signal reads  : natural := 0;  -- reads issued
+  begin
     process
       variable s1 : positive := SEED + 17 * k;
       variable s2 : positive := 31 + k;
       variable r  : real;
-      variable ln, want : natural;
-      variable bad : natural := 0;
-      -- one request, held until its acknowledgement; the response checked for a read
+      variable ln : natural;
+      variable n  : natural := 0;  -- reads issued (the signal `reads` follows it)
+      -- one request, held until it is taken
       procedure request(write : boolean; line_no, first : natural) is
       begin
         l_req(k)  <= '1';
@@ -87,13 +95,16 @@ begin
         l_addr(32 * k + 31 downto 32 * k) <= std_logic_vector(to_unsigned(line_no * LINE_BYTES, 32));
         l_wdata(LINE_BITS * k + LINE_BITS - 1 downto LINE_BITS * k) <= line_value(first);
         l_be(LINE_BYTES * k + LINE_BYTES - 1 downto LINE_BYTES * k) <= (others => '1');
+        if not write then
+          expect(n) <= first;
+        end if;
         loop
           wait until rising_edge(clk);
-          exit when l_ack(k) = '1';
+          exit when l_gnt(k) = '1';
         end loop;
-        if not write and l_rdata /= line_value(first) then
-          report "port " & integer'image(k) & ": wrong data for line " & integer'image(line_no) severity error;
-          bad := bad + 1;
+        if not write then
+          n     := n + 1;
+          reads <= n;
         end if;
         l_req(k) <= '0';
         uniform(s1, s2, r);
@@ -114,9 +125,29 @@ begin
       for j in 0 to WRITES - 1 loop
         request(false, 32 + 8 * k + j, 3 * k + j);
       end loop;
-      errors(k)   <= bad;
-      finished(k) <= '1';
+      issued(k) <= '1';
       wait;
+    end process;
+
+    checker : process (clk)
+      variable got, bad : natural := 0;
+    begin
+      if rising_edge(clk) then
+        if l_rvalid(k) = '1' then
+          if got >= reads then
+            report "port " & integer'image(k) & ": data without a request" severity error;
+            bad := bad + 1;
+          elsif l_rdata /= line_value(expect(got)) then
+            report "port " & integer'image(k) & ": wrong data for read " & integer'image(got) severity error;
+            bad := bad + 1;
+          end if;
+          got := got + 1;
+        end if;
+        errors(k) <= bad;
+        if issued(k) = '1' and got = reads then
+          finished(k) <= '1';
+        end if;
+      end if;
     end process;
   end generate;
 

@@ -1,6 +1,6 @@
 // The memory system on its own: the pipelined arbiter against the Avalon-MM memory model
 // (random wait states and read latencies) with requesters that behave like ss_read and
-// ss_write (tests/vhdl/arbiter_tb.vhd), and the choice of each read's cache size.
+// ss_write (tests/vhdl/arbiter_tb.vhd).
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,6 @@
 
 #include <fstream>
 
-#include "skeleshare/vhdl/read_cache.h"
 #include "vhdl_test_util.h"
 
 namespace skeleshare::vhdl::test {
@@ -39,28 +38,6 @@ TEST(MemorySystem, ArbiterKeepsSeveralReadsInFlightAndAnswersEachPort) {
     EXPECT_NE(result.find("errors 0 "), std::string::npos) << result;
     std::cerr << "seed " << seed << ": " << result << "\n";
   }
-}
-
-TEST(MemorySystem, CacheSizeFollowsTheReadsLineReuse) {
-  // A row-major sweep uses each line once: the smallest cache.
-  lower::AddrGen sweep = lower::AddrGen::identity({16, 64});
-  EXPECT_EQ(readCacheLines(sweep, 0, 1), kMinCacheLines);
-  EXPECT_EQ(readLineSequence(sweep, 0, 1).size(), 16u);
-  // Columns of 12 rows of 64 bytes, read column by column: every column touches the
-  // same 12 lines, so 4 or 8 lines miss on every element and 16 hold them all.
-  lower::AddrGen columns = lower::AddrGen::identity({12, 64});
-  columns.transpose(0, 1);
-  auto seq = readLineSequence(columns, 0, 1);
-  EXPECT_EQ(seq.size(), 64u * 12u);
-  EXPECT_EQ(fifoMisses(seq, 8), 64 * 12);
-  EXPECT_EQ(fifoMisses(seq, 16), 12);
-  EXPECT_EQ(readCacheLines(columns, 0, 1), 16);
-  // The base and the element size place the elements: 4-byte elements, lines of 16.
-  EXPECT_EQ(readLineSequence(lower::AddrGen::identity({32}), 128, 4), (std::vector<int64_t>{2, 3}));
-  // Masked elements fetch nothing.
-  lower::AddrGen padded = lower::AddrGen::identity({64});
-  padded.pad(0, 64, 0, 0);
-  EXPECT_EQ(readLineSequence(padded, 0, 1), (std::vector<int64_t>{0}));
 }
 
 }  // namespace

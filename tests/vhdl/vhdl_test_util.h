@@ -14,6 +14,7 @@
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/lower.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "skeleshare/vhdl/ghdl.h"
 #include "skeleshare/vhdl/simulate.h"
@@ -31,6 +32,11 @@ inline std::filesystem::path scratch(const std::string& name) {
 
 inline std::string benchPath(const std::string& name) {
   return std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/small/" + name;
+}
+
+/// The default device's memory port (the cycle model's).
+inline cost::MemorySystem testMemory() {
+  return cost::memorySystem(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
 }
 
 struct Simulated {
@@ -52,7 +58,7 @@ inline Simulated emitAndSimulate(const lower::Program& prog, const std::map<std:
   SimOptions so;
   so.seed = seed;
   so.maxCycles = maxCycles;
-  so.backend = chooseGhdlBackend("auto", lower::estimateCycles(prog).total);  // as `skeleshare sim` does
+  so.backend = chooseGhdlBackend("auto", lower::estimateCycles(prog, testMemory()).total);  // as `skeleshare sim` does
   s.sim = simulate(s.design, tb, inputs, dir / "vhdl", dir / "sim", so);
   return s;
 }

@@ -17,10 +17,13 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "skeleshare/cost/cycle_model.h"
 #include "skeleshare/cost/device.h"
 #include "skeleshare/ir/context.h"
 
@@ -30,7 +33,9 @@ enum Dim : int { kTime = 0, kDsp = 1, kConvUnits = 2 };
 inline constexpr int kDims = 3;
 inline constexpr const char* kDimNames[kDims] = {"time", "dsp", "conv_units"};
 
-/// COMMUNICATION_COST of the paper: extra cycles per use of a shared unit.
+/// COMMUNICATION_COST of the paper: extra cycles per use of a shared unit (the paper's
+/// model; the hardware model charges a call its unit's fill and drain instead, at the call
+/// site, and nothing per use: CostModel::communicationCost).
 inline constexpr int64_t kCommunicationCost = 5;
 
 /// Costs saturate here, so that no evaluation overflows (a design this slow is absurd).
@@ -46,14 +51,27 @@ struct CostExpr {
     int64_t coef;
     bool operator==(const Term&) const = default;
   };
+  /// A lower bound of the value before maxOf is added: ceil((constant + sum coef *
+  /// use(child)) / den). The cycle model's memory port and its interference with the
+  /// stages (cycle_model.h) are floors of a unit's time.
+  struct Floor {
+    int64_t constant = 0;
+    std::vector<Term> linear;
+    int64_t den = 1;
+    bool operator==(const Floor&) const = default;
+  };
   int64_t constant = 0;
   std::vector<Term> linear;      // added: coef * use(child)
   std::vector<uint32_t> maxOf;   // added: max of use(child) over these (0 if empty)
+  std::vector<Floor> floors;     // the value before maxOf and sumOf is at least each of these
+  std::vector<uint32_t> sumOf;   // added: use(child) for each (children that run before, one after another)
   bool operator==(const CostExpr&) const = default;
 
   /// The value given the use costs of the children (saturating).
   int64_t evaluate(std::span<const int64_t> childUse) const;
-  /// "5 + 1024*c2 + max(c0, c1)", for documentation and tests.
+  /// The value of one floor.
+  static int64_t evaluate(const Floor& f, std::span<const int64_t> childUse);
+  /// "5 + 1024*c2 + max(c0, c1)", for documentation and tests; floors as "max(..., (a + b*c2) / 8)".
   std::string str() const;
 };
 
@@ -74,20 +92,61 @@ bool isConvUnit(ir::Op op);
 /// True for ParallelDot and ParallelPartialDot, the only operators with DSPs of their own.
 bool usesDspsItself(ir::Op op);
 
+/// The hardware's load for one skeleton, as the lowering builds it on plain buffers of its
+/// operands' types (the cycle model's quantities; driver/skeleton_load.h computes it):
+/// the datapath's steps there and the unit's load.
+struct SkeletonLoad {
+  int64_t steps = 0;
+  UnitLoad load;
+};
+/// A child of a node as the oracle sees it: its type, and when it is a view the lowering
+/// folds into the unit's reads (Pad, Transpose, Flatten of another value), that view: the
+/// masks and orders it makes are part of the unit's memory traffic.
+struct ChildShape {
+  const ir::Type* type = nullptr;
+  ir::Op view = ir::Op::Var;          // Var: no view
+  std::vector<int64_t> viewParams;
+  const ir::Type* viewOf = nullptr;   // the type of the view's operand
+};
+/// Pad, Transpose and Flatten: views the lowering folds into the reads of their consumer.
+bool isFoldedView(ir::Op op);
+
+/// Answers the load of a unit-starting node (operator, parameters, children, type), or
+/// nothing when it cannot tell.
+using LoadOracle = std::function<std::optional<SkeletonLoad>(ir::Op, std::span<const int64_t>,
+                                                             std::span<const ChildShape>, const ir::Type*)>;
+
 class CostModel {
  public:
   explicit CostModel(Device device) : device_(std::move(device)) {}
   const Device& device() const { return device_; }
 
+  /// With an oracle the time dimension is the hardware's cycle model (docs/cost-model.md,
+  /// "The hardware's cycles"): every unit pays its fill and drain, and the skeletons that
+  /// read memory are no faster than their memory traffic and address generators allow.
+  /// Without one it is the paper's model (Fig. 14): compute alone.
+  void setLoadOracle(LoadOracle oracle) { oracle_ = std::move(oracle); }
+  bool hardwareModel() const { return static_cast<bool>(oracle_); }
+  /// Cycles a use of a shared unit adds: the paper's COMMUNICATION_COST in its model, 0 in
+  /// the hardware's (a call pays its unit's fill and drain at its call site).
+  int64_t communicationCost() const { return hardwareModel() ? 0 : kCommunicationCost; }
+
   /// In-place cost of a node given its operator, parameters, the types of its children and
-  /// its own type. Throws std::invalid_argument when the shapes are not those the
-  /// operator's type rule produces (a node that could not have been built).
-  NodeCost nodeCost(ir::Op op, std::span<const int64_t> params,
-                    std::span<const ir::Type* const> childTypes, const ir::Type* type) const;
+  /// its own type; `childIsVar` says which children are bound variables (empty: none), so
+  /// that a skeleton over real data starts a unit. Throws std::invalid_argument when the
+  /// shapes are not those the operator's type rule produces (a node that could not have
+  /// been built).
+  NodeCost nodeCost(ir::Op op, std::span<const int64_t> params, std::span<const ir::Type* const> childTypes,
+                    const ir::Type* type, std::span<const bool> childIsVar = {},
+                    std::span<const ChildShape> children = {}) const;
   NodeCost nodeCost(const ir::Term* term) const;
 
  private:
+  /// The hardware terms of a node whose compute time is already in `c`.
+  void addHardware(NodeCost& c, ir::Op op, std::span<const int64_t> params, std::span<const ir::Type* const> kids,
+                   const ir::Type* type, std::span<const bool> childIsVar, std::span<const ChildShape> children) const;
   Device device_;
+  LoadOracle oracle_;
 };
 
 /// Cost of a closed term read as a design: App(Lam(T, body), value) is a `let` binding a

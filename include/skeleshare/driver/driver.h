@@ -15,6 +15,7 @@
 #include "skeleshare/cost/device.h"
 #include "skeleshare/extract/extractor.h"
 #include "skeleshare/ir/context.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/mir.h"
 #include "skeleshare/vhdl/emitter.h"
 
@@ -40,6 +41,9 @@ struct CompileOptions {
   /// Lower the program as written, without saturation and extraction (its ParallelDot
   /// parallelism as given): the hardware of a hand-written design.
   bool asWritten = false;
+  /// Optimise the paper's cost model (Fig. 14: compute alone) instead of the hardware's
+  /// cycle model (docs/cost-model.md): to compare with the paper's predictions.
+  bool paperModel = false;
   std::string design = "design";  // the VHDL name prefix
   std::function<void(const std::string&)> progress;  // progress lines (may be empty)
 };
@@ -68,6 +72,14 @@ struct Compiled {
 /// Throws only on internal errors; input problems come back as a status.
 Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& options);
 
+/// The cost model's cycles and DSP blocks for a module as written (its outputs one after
+/// another), with the hardware's cycle model unless `paperModel`.
+struct AsWrittenCost {
+  int64_t cycles = 0;
+  int64_t dsps = 0;
+};
+AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel = false);
+
 /// The files of a compile's output directory, relative paths to contents: design.ir,
 /// report.json, and for an emitted design vhdl/*.vhd, vhdl/files.txt,
 /// vhdl/<design>_quartus.tcl, vhdl/<design>_tb.vhd, vhdl/ss_avmm_model.vhd and
@@ -79,5 +91,7 @@ std::string templateDir(const std::string& dataDir);
 
 /// The memory map as report.json's "memory_map".
 Json memoryMapJson(const vhdl::MemoryMap& map);
+/// The cycle model's estimate unit by unit: name, cycles, busiest stage, lines, depth.
+Json unitEstimatesJson(const lower::Program& prog, const lower::CycleEstimate& estimate);
 
 }  // namespace skeleshare::driver

@@ -21,7 +21,8 @@ struct SharedUnit {
   std::string type;              // the unit's function type
   int64_t dsps = 0;              // DSPs of the unit (paid once)
   int64_t convUnits = 0;
-  int64_t time = 0;              // in-place time of one use (a use costs time + 5)
+  int64_t time = 0;              // in-place time of one use
+  int64_t cyclesPerUse = 0;      // what a use costs: time + the model's communication cost
   int64_t uses = 0;
   std::vector<std::string> usedBy;  // operators of the using nodes, with counts: "Conv x13"
 };

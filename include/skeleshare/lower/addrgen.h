@@ -106,6 +106,13 @@ class AddrGen {
   bool usedGroup(size_t g) const;
   /// The groups (not guards) whose value depends on `counter`.
   std::vector<size_t> groupsOf(size_t counter) const;
+  /// Some coordinate or mask depends on `counter` (through a digit of a group whose value
+  /// uses it). A counter it does not depend on has stride 0: every value of it accesses
+  /// the same element, so the value read is the same for each (a repetition).
+  bool dependsOn(size_t counter) const;
+  /// Removes a counter the generator does not depend on (dependsOn is false), with the
+  /// groups that only it used. Not a view edit: the result need not be in view form.
+  void removeCounter(size_t counter);
 
   // ---- edits of a view (each throws std::logic_error when its precondition fails) ----
   /// Counter d grows by before + after; the new positions read `fill`.

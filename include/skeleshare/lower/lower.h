@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 
+#include "skeleshare/cost/cycle_model.h"
 #include "skeleshare/ir/context.h"
 #include "skeleshare/lower/mir.h"
 
@@ -26,7 +27,14 @@ class LowerError : public std::runtime_error {
 struct LowerOptions {
   int64_t simdWidth = 64;                       // the cost model's per-dot SIMD cap
   int64_t onChipBudgetBits = int64_t{2713} * 20480;  // the paper's board: 2713 M20K blocks
+  cost::MemorySystem memory;                    // for the cycle estimate (the device's)
+  std::vector<cost::DspMode> dspModes;          // products per DSP block (none: one)
+  /// Products of these operand widths one DSP block computes (at least 1).
+  int64_t productsPerBlock(int aBits, int bBits) const;
 };
+
+/// The options for a device: its SIMD width, on-chip memory and memory port.
+LowerOptions lowerOptions(const cost::Device& device);
 
 /// Lowers every output of a module (closed, without App). Inputs and weights become
 /// off-chip buffers named as declared, outputs off-chip buffers named as the outputs.

@@ -26,7 +26,8 @@ enum class Prim : uint8_t {
   Read,        // [buffer], addr: the value read through addr (masked elements: the fill)
   Write,       // [buffer], addr, (x): x's elements to the buffer (masked: not written); unit
   Const,       // [value, bits], dims in the node's type: a constant stream/vector
-  Mul,         // [dsp] (a, b): i32 products; dsp = 1: DSP multipliers, 0: logic
+  Mul,         // [dsp (, k)] (a, b): i32 products; dsp = 1: DSP multipliers, k per DSP
+               // block (default 1; the device's for the operand widths), 0: logic
   Add,         // (a, b): wrapped to the wider width
   Sub,         // (a, b)
   Max,         // (a, b)
@@ -43,7 +44,11 @@ enum class Prim : uint8_t {
   JoinVec,     // [d] (a): vector dimensions d, d+1 merge
   StmToVec,    // (a): the innermost stream dimension becomes the outermost vector one
   VecToStm,    // (a): the outermost vector dimension becomes the innermost stream one
-  Repeat,      // [n] (a): a new outermost stream dimension of extent n (the value n times)
+  Repeat,      // [n, d] (a): a new stream dimension of extent n before stream dimension d:
+               // for each index of the d outer stream dimensions, the inner stream n times
+               // (hardware: a replay buffer of the inner stream, on chip)
+  Broadcast,   // [n, d] (a): a new vector dimension of extent n before vector dimension d
+               // (0: outermost), every copy the operand's lanes (hardware: wires)
 };
 
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };
@@ -129,6 +134,7 @@ class UnitBuilder {
   uint32_t constant(int64_t value, int bits, std::vector<Dim> dims);
   uint32_t op(Prim p, std::vector<uint32_t> operands, std::vector<int64_t> params = {});
   const MType& type(uint32_t n) const { return unit_.nodes.at(n).type; }
+  int bits(int buffer) const { return prog_.buffers.at(static_cast<size_t>(buffer)).bits; }
 
  private:
   uint32_t add(Node n);

@@ -1,6 +1,6 @@
 #pragma once
-// Resource rules and the cycle estimate of the mid-level IR (docs/lowering.md, "Resource
-// rules").
+// Resource rules of the mid-level IR (docs/lowering.md, "Resource rules"); the cycle
+// estimate is timing.h.
 //
 // DSPs are exact: a DSP multiplier (Mul[1]) is one DSP per vector lane, nothing else uses
 // DSPs, so a ParallelDot[P] template over N-element rows has P * min(N, 64) DSPs, the cost
@@ -15,11 +15,13 @@
 namespace skeleshare::lower {
 
 struct Resources {
-  int64_t dsps = 0;
+  int64_t dsps = 0;       // DSP blocks
+  int64_t dspLanes = 0;   // DSP multipliers (lanes of Mul[1]); a block holds one or more
   int64_t onChipBits = 0;
   int64_t logic = 0;
   Resources& operator+=(const Resources& o) {
     dsps += o.dsps;
+    dspLanes += o.dspLanes;
     onChipBits += o.onChipBits;
     logic += o.logic;
     return *this;
@@ -35,17 +37,6 @@ Resources callSiteResources(const Unit& unit);
 Resources datapathResources(const Unit& unit);
 /// Every unit plus the on-chip buffers; a shared instance's datapath counts once.
 Resources programResources(const Program& prog);
-
-/// Cycles of one unit: the longest of its streams, where an off-chip read or write moves
-/// one `portBits`-wide line per cycle (a vector wider than a line takes several cycles
-/// per stream step) and an on-chip one a whole vector per cycle.
-int64_t unitCycles(const Program& prog, const Unit& unit, int64_t portBits = 512);
-
-struct CycleEstimate {
-  std::vector<int64_t> perUnit;
-  int64_t total = 0;  // units run one after another
-};
-CycleEstimate estimateCycles(const Program& prog, int64_t portBits = 512);
 
 /// Places intermediate buffers on chip, in schedule order, while their total stays within
 /// `budgetBits`; the rest, and all inputs, weights and outputs, stay off chip.

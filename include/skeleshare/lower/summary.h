@@ -7,6 +7,7 @@
 #include "skeleshare/ir/context.h"
 #include "skeleshare/lower/lower.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/timing.h"
 
 namespace skeleshare::lower {
 
@@ -14,7 +15,7 @@ struct LoweredDesign {
   Program program;
   std::string text;          // printProgram
   Resources resources;       // programResources: DSPs once per shared instance
-  CycleEstimate cycles;      // estimateCycles with a 512-bit port
+  CycleEstimate cycles;      // the cycle model on the lowered units (timing.h)
   size_t calls = 0;          // units that are calls of shared instances
 };
 

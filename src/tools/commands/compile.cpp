@@ -95,7 +95,9 @@ int runCompile(CompileCommandOptions o) {
   // The lowering's own fields belong to --emit shir (tests/tools/cli_lower_test.cpp); the
   // hardware's numbers are in "hardware" either way.
   if (!emitShir)
-    for (const char* key : {"lowered_dsps", "onchip_memory_bits", "estimated_cycles", "lowered_units", "lowered_calls"})
+    for (const char* key :
+         {"lowered_dsps", "lowered_dsp_lanes", "onchip_memory_bits", "estimated_cycles", "estimated_units", "lowered_units",
+          "lowered_calls"})
       c.report.erase(key);
   {
     StagedOutputs top(dir), vhdlFiles(dir / "vhdl");

@@ -16,6 +16,8 @@ void addCompileFlags(CLI::App& app, driver::CompileOptions& options) {
   app.add_flag("--no-sharing", options.noSharing, "share nothing: every use is a copy");
   app.add_flag("--single-abstraction", options.singleAbstraction,
                 "share a unit only among skeletons of its own family (conv, mv, mm, conv1d)");
+  app.add_flag("--paper-model", options.paperModel,
+                "optimise the paper's cost model (compute alone) instead of the hardware's cycle model");
   app.add_option("--effort", options.effort,
                   fmt::format("extraction work limit: greedy steps + Z3 resource units, deterministic; 0 = unlimited "
                               "(default {})",

@@ -12,6 +12,8 @@
 #include "output_files.h"
 #include "program_loader.h"
 #include "skeleshare/cost/cost_model.h"
+#include "skeleshare/driver/driver.h"
+#include "skeleshare/driver/skeleton_load.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/summary.h"
@@ -30,15 +32,18 @@ int runLower(const LowerOptions& o) {
   if (!loaded) return kExitInputError;
   ir::Context& ctx = *loaded->ctx;
   std::optional<lower::LoweredDesign> d;
+  const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_DATA_DIR);
   try {
-    d = lower::lowerDesign(loaded->module, ctx);
+    d = lower::lowerDesign(loaded->module, ctx, lower::lowerOptions(device));
   } catch (const lower::LowerError& e) {
     std::cerr << "skeleshare lower: error: " << e.what() << '\n';
     return kExitInputError;
   }
   nlohmann::ordered_json j;
   j["file"] = o.file;
-  cost::CostModel model(cost::findDevice(cost::kDefaultDevice, SKELESHARE_DATA_DIR));
+  cost::CostModel model(device);
+  driver::SkeletonLoads loads(device);
+  model.setLoadOracle(driver::SkeletonLoads::oracle(loads));
   if (loaded->module.outputs.size() == 1) {
     cost::DesignCost dc = cost::designCost(model, loaded->module.outputs[0].term);
     j["dsp_used"] = dc.total(cost::kDsp);
@@ -47,6 +52,7 @@ int runLower(const LowerOptions& o) {
   j["lowered_dsps"] = d->resources.dsps;
   j["onchip_memory_bits"] = d->resources.onChipBits;
   j["estimated_cycles"] = d->cycles.total;
+  j["estimated_units"] = driver::unitEstimatesJson(d->program, d->cycles);
   j["lowered_units"] = d->program.units.size();
   j["lowered_calls"] = d->calls;
   int exitCode = kExitOk;

@@ -188,6 +188,7 @@ int runSim(SimCommandOptions o) {
   j["simulated_over_predicted"] =
       c.predictedCycles > 0 ? Json(static_cast<double>(r.cycles) / static_cast<double>(c.predictedCycles)) : Json(nullptr);
   j["dsp_multipliers"] = c.hardware->dspLanes;
+  j["dsp_blocks"] = c.report["hardware"]["dsps"];
   j["ghdl_backend"] = vhdl::ghdlBackendName(so.backend);
   Json each = Json::array();
   for (const vhdl::SimResult& q : runs) {

@@ -47,6 +47,7 @@ entity ss_agen is
     finished : out boolean;                           -- every element has moved
     masked   : out boolean;                           -- the first element is masked
     emask    : out std_logic_vector(0 to PER_CYCLE - 1);  -- element e of the run is masked
+    ehigh    : out std_logic_vector(0 to PER_CYCLE - 1);  -- accessed element e lies in the line after the first's
     efill    : out integer_vector(0 to PER_CYCLE - 1);    -- and reads as this
     line     : out integer;                           -- the first element's line
     off      : out natural range 0 to LINE_BYTES - 1; -- and its byte offset in it
@@ -189,6 +190,7 @@ begin
     variable fe       : integer;
     variable first, t : integer;
     variable em       : std_logic_vector(0 to PER_CYCLE - 1);
+    variable eh       : std_logic_vector(0 to PER_CYCLE - 1);
     variable ef       : integer_vector(0 to PER_CYCLE - 1);
     -- each mask's and digit's clamped window, computed once per cycle (not once per
     -- element: GHDL synth would write a copy of the clamping logic for every element)
@@ -202,6 +204,7 @@ begin
     ine  := false;
     t    := 0;
     em   := (others => '0');
+    eh   := (others => '0');
     ef   := (others => 0);
     mask_lo := (others => 0);
     mask_hi := (others => 0);
@@ -298,6 +301,9 @@ begin
             if not me then
               stop1 := stop1 or below(o, -t, OFF_BITS) or not below(o, LINE_BYTES - EBYTES - t + 1, OFF_BITS);
               stop2 := stop2 or below(o, -t, OFF_BITS) or not below(o, 2 * LINE_BYTES - EBYTES - t + 1, OFF_BITS);
+              if not below(o, LINE_BYTES - t, OFF_BITS) then
+                eh(e) := '1';  -- o + t >= LINE_BYTES
+              end if;
             end if;
             if not stop1 then
               len := e + 1;
@@ -314,6 +320,7 @@ begin
     end loop;
     masked <= em(0) = '1';
     emask  <= em;
+    ehigh  <= eh;
     efill  <= ef;
     line   <= to_integer(byte(33 downto 6));
     off    <= o;

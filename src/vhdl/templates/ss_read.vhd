@@ -1,22 +1,24 @@
--- Read: an address generator (ss_agen) and a gather that turns the elements into a
--- stream of LANES-lane vectors read from a buffer in external memory.
+-- Read: a stream of LANES-lane vectors read from a buffer in external memory through an
+-- affine address generator, at up to one run of elements per cycle, with the lines it
+-- needs fetched ahead.
 --
 -- The buffer starts at byte BASE; element i occupies EBYTES bytes at BASE + i*EBYTES,
--- little-endian. CACHE_LINES 512-bit lines are cached (fully associative, replaced in
--- turn); the emitter sizes the cache from the read's line sequence (vhdl/read_cache.h),
--- so a window that spans rows of the buffer (a convolution's) or a gather that returns
--- to the same lines (its weights) hits after its first pass. Lanes are filled lane 0 first; a completed vector waits in the output register
--- while the next one is assembled. Every list generic has at least one entry; NC, NG,
--- ND, NS, NM say how many are real (docs/hardware.md).
+-- little-endian. Two copies of the address generator (ss_agen) walk the same runs:
+--   scout  requests the lines of every run, in order, as far ahead as the line FIFO has
+--          room (FIFO_LINES lines requested and not yet used); a line equal to the last
+--          one requested is not requested again. The arbiter takes a request per cycle.
+--   main   assembles the vectors: per cycle one run, from its line (and the next, when
+--          the run crosses into it) at the front of the FIFO.
+-- A run (ss_agen) is up to PER_CYCLE consecutive elements found from one address
+-- computation, its accessed elements in the first element's line L or in L + 1 (a masked
+-- element takes its fill wherever it would lie, so padding does not split runs). Its
+-- lines are those holding an accessed element: L and L + 1, one of them, or none. Both
+-- copies decide the same runs, so the lines arrive in the order the main uses them. The
+-- hardware per instance is two affine accesses, a FIFO of lines, one line-pair aligner
+-- and one lane aligner.
 --
--- Each cycle moves one run (ss_agen): up to PER_CYCLE elements with one address
--- computation. A masked run places its fill; an accessed run lies in one line (the
--- first element's): if that line is cached, the line is shifted once by the first
--- element's byte offset, its elements are picked at constant byte offsets (the run
--- table T_A: stride 1, 2, 0 or a window's pattern), and the run is placed at lane
--- `count` by one rotation of the run's lanes; otherwise the line is requested (l_req held until l_ack,
--- which comes with l_rdata). So the hardware per instance is one affine access, one
--- line aligner and one lane aligner, whatever PER_CYCLE is.
+-- Lanes are filled lane 0 first; a completed vector waits in the output register while
+-- the next one is assembled.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -31,14 +33,15 @@ entity ss_read is
     NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
     LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
-    CACHE_LINES : positive := 4
+    FIFO_LINES : positive := 16
   );
   port (
     clk, rst : in std_logic;
     -- line port to the memory arbiter (reads only)
     l_req    : out std_logic;
     l_addr   : out std_logic_vector(31 downto 0);
-    l_ack    : in  std_logic;
+    l_gnt    : in  std_logic;
+    l_rvalid : in  std_logic;
     l_rdata  : in  std_logic_vector(LINE_BITS - 1 downto 0);
     -- output stream
     o_valid  : out std_logic;
@@ -61,70 +64,163 @@ architecture rtl of ss_read is
   constant P2     : positive := 2 ** PBITS;
   constant NB     : positive := (LANES + P2 - 1) / P2;            -- blocks of P2 lanes
   constant CBITS  : positive := PBITS + bits_for(NB);             -- cnt0 (0 .. LANES) as block, offset
-  type lines_t is array (0 to CACHE_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
-  type flags_t is array (0 to CACHE_LINES - 1) of boolean;
-  signal cache       : lines_t;  -- no initial value: a line is read only once its tag is valid, and an initialised memory keeps yosys from mapping it to MLAB
-  signal cache_tag   : integer_vector(0 to CACHE_LINES - 1) := (others => 0);
-  signal cache_valid : flags_t := (others => false);
-  signal victim      : natural range 0 to CACHE_LINES - 1 := 0;  -- the line replaced next
-  signal miss_line   : integer := 0;
-  signal waiting     : boolean := false;  -- a line request is outstanding
-  signal acc         : std_logic_vector(LANES * BITS - 1 downto 0) := (others => '0');
-  signal count       : natural range 0 to LANES := 0;
-  signal out_valid   : std_logic := '0';
-  -- the address generator and this cycle's decision
+  subtype slot_t is natural range 0 to FIFO_LINES - 1;
+  type lines_t is array (0 to FIFO_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
+
+  function next_slot(s : slot_t) return slot_t is
+  begin
+    if s = FIFO_LINES - 1 then
+      return 0;
+    end if;
+    return s + 1;
+  end function;
+
+  -- some accessed element among the first n lies in the first line (high = false) or the
+  -- next (high = true)
+  function uses(n : natural; emask, ehigh : std_logic_vector; high : std_logic) return boolean is
+  begin
+    for e in 0 to PER_CYCLE - 1 loop
+      if e < n and emask(e) = '0' and ehigh(e) = high then
+        return true;
+      end if;
+    end loop;
+    return false;
+  end function;
+
+  -- the line FIFO: lines in request order (no initial value: LUT-RAM)
+  signal fifo       : lines_t;
+  signal wr_slot    : slot_t := 0;              -- where the next returned line goes
+  signal head       : slot_t := 0;              -- the oldest line not yet released
+  signal present    : natural range 0 to FIFO_LINES := 0;  -- lines returned, not released
+  signal credit     : natural range 0 to FIFO_LINES := FIFO_LINES;  -- slots not requested
+  -- The window: the line of the main's position in the request order (w0) and the next
+  -- one (w1), as registers; the FIFO holds the lines after them.
+  signal w0, w1     : std_logic_vector(LINE_BITS - 1 downto 0);
+  signal w0_ok, w1_ok   : boolean := false;
+
+  -- scout
+  signal s_fin, s_masked : boolean;
+  signal s_emask, s_ehigh : std_logic_vector(0 to PER_CYCLE - 1);
+  signal s_line      : integer;
+  signal s_lo        : integer;                        -- the run's first line: L, or L + 1
+  signal s_run, s_run2, s_runm : natural range 1 to PER_CYCLE;
+  signal s_count     : natural range 0 to LANES := 0;  -- lanes of the scout's current vector
+  signal s_n         : natural range 1 to PER_CYCLE;
+  signal s_need2     : boolean;                        -- the run uses L and L + 1
+  signal s_none      : boolean;                        -- the run accesses no element
+  signal s_last      : integer := 0;                   -- the line requested last
+  signal s_any       : boolean := false;               -- some line was requested
+  signal s_second    : boolean := false;               -- L was granted for this run; L + 1 is next
+  signal s_have      : boolean;                        -- L is requested
+  signal s_take      : std_logic;
+  signal want_line   : integer;                        -- the line the scout would request now
+  signal want        : boolean;
+
+  -- main
   signal a_fin, a_masked : boolean;
-  signal a_emask     : std_logic_vector(0 to PER_CYCLE - 1);
+  signal a_emask, a_ehigh : std_logic_vector(0 to PER_CYCLE - 1);
   signal a_efill     : integer_vector(0 to PER_CYCLE - 1);
   signal a_line      : integer;
   signal a_off       : natural range 0 to LINE_BYTES - 1;
   signal a_run, a_run2, a_runm : natural range 1 to PER_CYCLE;
   signal a_mode      : natural range 0 to RUN_MODES - 1;
-  signal cnt0        : natural range 0 to LANES;            -- lanes filled after the hand-off
-  signal hit         : integer range -1 to CACHE_LINES - 1;  -- the cached line of the run
-  signal hit2        : integer range -1 to CACHE_LINES - 1;  -- the line after it, if cached
-  signal take        : std_logic;
+  signal acc         : std_logic_vector(LANES * BITS - 1 downto 0) := (others => '0');
+  signal count       : natural range 0 to LANES := 0;
+  signal out_valid   : std_logic := '0';
+  signal cnt0        : natural range 0 to LANES;   -- lanes filled after the hand-off
   signal n           : natural range 1 to PER_CYCLE;
+  signal need2       : boolean;                    -- the main's run uses L and L + 1
+  signal lo          : integer;                    -- its first line: L, or L + 1
+  signal uses_l      : boolean;                    -- it uses L
+  signal none        : boolean;                    -- it accesses no element
+  signal m_last      : integer := 0;               -- the line of the main's position
+  signal m_any       : boolean := false;
+  signal new_l       : boolean;                    -- the run's L is the next line requested
+  signal ready       : boolean;                    -- the run's lines are there
+  signal fill        : boolean;                    -- w1 takes the FIFO's head
+  signal take        : std_logic;
 begin
   o_valid <= out_valid;
 
-  agen : entity work.ss_agen
+  ---------------------------------------------------------------------------- scout
+  scout_agen : entity work.ss_agen
+    generic map (NC => NC, EXTENTS => EXTENTS, NG => NG, G_OFFSET => G_OFFSET, G_COEF => G_COEF,
+                 ND => ND, D_GROUP => D_GROUP, D_DIV => D_DIV, D_MOD => D_MOD,
+                 NS => NS, SPACE => SPACE, C_OFFSET => C_OFFSET, C_COEF => C_COEF,
+                 NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
+                 BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
+    port map (clk => clk, rst => rst, take => s_take, n => s_n, finished => s_fin, masked => s_masked,
+              emask => s_emask, ehigh => s_ehigh, efill => open, line => s_line, off => open, run => s_run,
+              run2 => s_run2, runm => s_runm, mode => open);
+
+  s_n     <= minimum(s_run2, LANES - s_count);
+  s_lo    <= s_line when uses(s_n, s_emask, s_ehigh, '0') else s_line + 1;
+  s_need2 <= uses(s_n, s_emask, s_ehigh, '0') and uses(s_n, s_emask, s_ehigh, '1');
+  s_none  <= not uses(s_n, s_emask, s_ehigh, '0') and not uses(s_n, s_emask, s_ehigh, '1');
+  -- its first line is requested (now or by an earlier run, when it was the last line
+  -- requested); then the next, if the run uses both
+  s_have  <= s_second or (s_any and s_last = s_lo);
+  want_line <= s_lo + 1 when s_have else s_lo;
+  want      <= not s_fin and not s_none and (not s_have or s_need2);
+  l_req  <= '1' when want and credit > 0 and rst = '0' else '0';
+  l_addr <= std_logic_vector(to_unsigned(maximum(want_line, 0) * LINE_BYTES, 32));
+  -- the run is taken when its last request is granted (or it needs none)
+  s_take <= '1' when rst = '0' and not s_fin and
+            (s_none or (s_have and (not s_need2 or l_gnt = '1')) or (not s_have and not s_need2 and l_gnt = '1'))
+            else '0';
+
+  scout : process (clk)
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        s_count  <= 0;
+        s_any    <= false;
+        s_second <= false;
+      else
+        if l_gnt = '1' then
+          s_last <= want_line;
+          s_any  <= true;
+        end if;
+        if s_take = '1' then
+          s_second <= false;
+          s_count  <= 0 when s_count + s_n = LANES else s_count + s_n;
+        elsif l_gnt = '1' then
+          s_second <= true;  -- L granted, the run still needs L + 1
+        end if;
+      end if;
+    end if;
+  end process;
+
+  ---------------------------------------------------------------------------- main
+  main_agen : entity work.ss_agen
     generic map (NC => NC, EXTENTS => EXTENTS, NG => NG, G_OFFSET => G_OFFSET, G_COEF => G_COEF,
                  ND => ND, D_GROUP => D_GROUP, D_DIV => D_DIV, D_MOD => D_MOD,
                  NS => NS, SPACE => SPACE, C_OFFSET => C_OFFSET, C_COEF => C_COEF,
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              emask => a_emask, efill => a_efill, line => a_line, off => a_off, run => a_run, run2 => a_run2,
-              runm => a_runm, mode => a_mode);
+              emask => a_emask, ehigh => a_ehigh, efill => a_efill, line => a_line, off => a_off, run => a_run,
+              run2 => a_run2, runm => a_runm, mode => a_mode);
 
   -- a full vector moves to the output register when it is free
-  cnt0 <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
+  cnt0  <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
+  n      <= 1 when cnt0 = LANES else minimum(a_run2, LANES - cnt0);
+  uses_l <= uses(n, a_emask, a_ehigh, '0');
+  lo     <= a_line when uses_l else a_line + 1;
+  need2  <= uses_l and uses(n, a_emask, a_ehigh, '1');
+  none   <= not uses_l and not uses(n, a_emask, a_ehigh, '1');
+  -- The main follows the request order as the scout made it: a run's L is the line at its
+  -- position (w0) when it equals the last line the main reached, else the next one (w1);
+  -- L + 1, when used, is the one after. Taking the run moves the position past the lines
+  -- it used; an empty w1 fills from the FIFO's head. No line numbers are compared with
+  -- the data: the order alone says which line is which.
+  new_l <= not (m_any and m_last = lo);
+  ready <= (not new_l and w0_ok and (not need2 or w1_ok)) or (new_l and w1_ok and (not need2 or present > 0));
+  take  <= '1' when rst = '0' and not a_fin and cnt0 < LANES and (none or ready) else '0';
+  fill  <= not w1_ok and present > 0 and not (take = '1' and not none and (new_l or need2));
 
-  process (all)
-    variable h, h2 : integer range -1 to CACHE_LINES - 1;
-  begin
-    h  := -1;
-    h2 := -1;
-    for l in 0 to CACHE_LINES - 1 loop
-      if cache_valid(l) and cache_tag(l) = a_line then
-        h := l;
-      end if;
-      if cache_valid(l) and cache_tag(l) = a_line + 1 then
-        h2 := l;
-      end if;
-    end loop;
-    hit  <= h;
-    hit2 <= h2;
-  end process;
-
-  take <= '1' when not waiting and not a_fin and cnt0 < LANES and (a_masked or hit >= 0) else '0';
-  n    <= 1 when cnt0 = LANES else
-          minimum(a_runm, LANES - cnt0) when hit < 0 else
-          minimum(a_run2, LANES - cnt0) when hit2 >= 0 else
-          minimum(a_run, LANES - cnt0);
-
-  process (clk)
+  main : process (clk)
+    variable pair   : std_logic_vector(2 * LINE_BITS - 1 downto 0);
     variable line   : unsigned(W - 1 downto 0);
     variable run    : std_logic_vector(MAXRUN * BITS - 1 downto 0);
     variable placed : unsigned(P2 * BITS - 1 downto 0);
@@ -132,17 +228,67 @@ begin
     variable in_run : boolean;
     variable at_r, past : boolean_vector(0 to P2 - 1);  -- offset r is in the run, in block B / B + 1
     variable blk0, blk1 : boolean_vector(0 to NB - 1);  -- block b is B / B + 1
+    variable pres   : natural range 0 to FIFO_LINES;
+    variable cred   : natural range 0 to FIFO_LINES;
+    variable pop    : boolean;
   begin
     if rising_edge(clk) then
       if rst = '1' then
-        cache_valid <= (others => false);
-        cache_tag   <= (others => 0);
-        victim      <= 0;
-        waiting     <= false;
-        count       <= 0;
-        out_valid   <= '0';
-        l_req       <= '0';
+        wr_slot   <= 0;
+        head      <= 0;
+        present   <= 0;
+        credit    <= FIFO_LINES;
+        w0_ok     <= false;
+        w1_ok     <= false;
+        m_any     <= false;
+        count     <= 0;
+        out_valid <= '0';
       else
+        pres := present;
+        cred := credit;
+        if l_gnt = '1' then
+          cred := cred - 1;
+        end if;
+        -- a returned line enters the FIFO (lines return in request order)
+        if l_rvalid = '1' then
+          fifo(wr_slot) <= l_rdata;
+          wr_slot       <= next_slot(wr_slot);
+          pres          := pres + 1;
+        end if;
+        -- the window moves past the lines the run used; w1 (re)fills from the FIFO's head
+        pop := false;
+        if take = '1' and not none then
+          m_any  <= true;
+          m_last <= lo + 1 when need2 else lo;
+          if new_l and need2 then         -- L was w1, L + 1 the head: the head becomes w0
+            w0    <= fifo(head);
+            w0_ok <= true;
+            w1_ok <= false;
+            pop   := true;
+          elsif new_l or need2 then       -- one line further
+            w0    <= w1;
+            w0_ok <= w1_ok;
+            if present > 0 then
+              w1    <= fifo(head);
+              w1_ok <= true;
+              pop   := true;
+            else
+              w1_ok <= false;
+            end if;
+          end if;
+        elsif fill then
+          w1    <= fifo(head);
+          w1_ok <= true;
+          pop   := true;
+        end if;
+        if pop then
+          head <= next_slot(head);
+          pres := pres - 1;
+          cred := cred + 1;
+        end if;
+        present <= pres;
+        credit  <= cred;
+
         if out_valid = '1' and o_ready = '1' then
           out_valid <= '0';
         end if;
@@ -150,32 +296,20 @@ begin
           o_data    <= acc;
           out_valid <= '1';
         end if;
-        if waiting then
-          if l_ack = '1' then
-            l_req               <= '0';
-            waiting             <= false;
-            cache(victim) <= l_rdata;
-            for l in 0 to CACHE_LINES - 1 loop  -- constant indices: a register per tag
-              if l = victim then
-                cache_tag(l)   <= miss_line;
-                cache_valid(l) <= true;
-              end if;
-            end loop;
-            victim <= (victim + 1) mod CACHE_LINES;
-          end if;
-        elsif not a_fin and cnt0 < LANES and not a_masked and hit < 0 then
-          waiting   <= true;
-          l_req     <= '1';
-          miss_line <= a_line;
-          l_addr    <= std_logic_vector(to_unsigned(a_line * LINE_BYTES, 32));
-        end if;
         if take = '1' then
           -- the run's elements, lane 0 first: the fill of a masked one, else from the
-          -- line (pair) with the first element at byte BELOW (W covers every element)
+          -- line pair with the first element at byte BELOW (W covers every element)
+          -- the run's lines: L (and L + 1) at the bottom; a run using only L + 1 has it on top
+          if new_l then
+            pair := fifo(head) & w1;
+          else
+            pair := w1 & w0;
+          end if;
+          if not uses_l then
+            pair := pair(LINE_BITS - 1 downto 0) & pair(LINE_BITS - 1 downto 0);
+          end if;
           line := (others => '0');
-          line(BELOW * 8 + LINE_BITS - 1 downto BELOW * 8) := unsigned(cache(maximum(hit, 0)));
-          line((BELOW + LINE_BYTES) * 8 + LINE_BITS - 1 downto (BELOW + LINE_BYTES) * 8) :=
-            unsigned(cache(maximum(hit2, 0)));
+          line(BELOW * 8 + 2 * LINE_BITS - 1 downto BELOW * 8) := unsigned(pair);
           line := shift_down(line, a_off, 8, 6);
           run  := (others => '0');
           for e in 0 to MAXRUN - 1 loop
@@ -196,11 +330,9 @@ begin
           -- (a rotation of the run's MAXRUN lanes, not a shifter as wide as the vector)
           placed := rotate_up(resize(unsigned(run), P2 * BITS), cnt0, BITS, PBITS);
           -- Which lanes take it, without comparing every lane with cnt0 and cnt0 + n (two
-          -- carry chains per lane, most of a wide read's logic): with cnt0 = B*P2 + R and
-          -- n <= P2, lane j = b*P2 + r is in the run iff (r - R) mod P2 < n and b is B
-          -- when r >= R, else B + 1. That is P2 small comparisons, two block decoders
-          -- and one gate per lane.
-          c      := to_unsigned(cnt0, CBITS);
+          -- carry chains per lane): with cnt0 = B*P2 + R and n <= P2, lane j = b*P2 + r is
+          -- in the run iff (r - R) mod P2 < n and b is B when r >= R, else B + 1.
+          c := to_unsigned(cnt0, CBITS);
           for r in 0 to P2 - 1 loop
             in_run  := to_integer(to_unsigned(r, PBITS) - c(PBITS - 1 downto 0)) < n;
             at_r(r) := in_run and r >= to_integer(c(PBITS - 1 downto 0));

@@ -2,16 +2,19 @@
 -- vectors (lanes of VBITS bits) to a buffer in external memory, lane 0 first.
 --
 -- Element i of the buffer occupies EBYTES bytes at BASE + i*EBYTES, little-endian; a lane
--- is sign-extended (or wrapped) to the buffer's BITS. Lanes are combined into a one-line
--- write buffer with byte enables; the line is written (l_req until l_ack) when an element
--- leaves it and after the last element, then `done` rises and stays high until reset.
--- Masked elements are skipped (their lane is dropped).
+-- is sign-extended (or wrapped) to the buffer's BITS. Lanes are merged into a one-line
+-- write buffer with byte enables; when a run leaves its line, the line moves to the
+-- output register (l_req until l_gnt) and the run starts the next line in the same cycle,
+-- so a run is taken every cycle unless the output register still waits for the memory.
+-- After the last element the last line is written; `done` rises when it has been taken
+-- and stays high until reset. Masked elements are skipped (their lane is dropped).
 --
 -- Each cycle takes one run of consecutive lanes (ss_agen: one address computation; a run
 -- lies in one line): the vector is shifted once to the run's first lane, its lanes go to
 -- constant byte offsets (the run table T_A; where two elements of a run share an address
 -- the later one wins, as element by element), and data and byte enables are shifted
--- once to the first element's offset in the line and merged into the write buffer.
+-- once to the first element's offset in the line and merged into the write buffer. The
+-- next vector is taken in the cycle its predecessor's last run is.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -37,7 +40,7 @@ entity ss_write is
     l_addr   : out std_logic_vector(31 downto 0);
     l_wdata  : out std_logic_vector(LINE_BITS - 1 downto 0);
     l_be     : out std_logic_vector(LINE_BYTES - 1 downto 0);
-    l_ack    : in  std_logic;
+    l_gnt    : in  std_logic;
     done     : out std_logic
   );
 end entity;
@@ -56,7 +59,7 @@ architecture rtl of ss_write is
   signal wbuf     : std_logic_vector(LINE_BITS - 1 downto 0) := (others => '0');
   signal wbe      : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
   signal wline    : integer := 0;
-  signal flushing : boolean := false;
+  signal out_v    : std_logic := '0';  -- the output register holds a line for the memory
   signal done_r   : std_logic := '0';
   -- the address generator and this cycle's decision
   signal a_fin, a_masked : boolean;
@@ -64,13 +67,17 @@ architecture rtl of ss_write is
   signal a_line   : integer;
   signal a_off    : natural range 0 to LINE_BYTES - 1;
   signal a_run, a_runm : natural range 1 to PER_CYCLE;
-  signal same     : boolean;  -- the run may use the write buffer's line
   signal a_mode   : natural range 0 to RUN_MODES - 1;
+  signal out_free : boolean;  -- the output register can take a line at this edge
+  signal leave    : boolean;  -- the run (not only masked lanes) lies outside the buffered line
   signal take     : std_logic;
   signal n        : natural range 1 to PER_CYCLE;
+  signal last_run : boolean;  -- the run takes the vector's last lanes
 begin
-  done    <= done_r;
-  i_ready <= '1' when left = 0 and not a_fin and not flushing and rst = '0' else '0';
+  done     <= done_r;
+  l_req    <= out_v;
+  out_free <= out_v = '0' or l_gnt = '1';
+  i_ready  <= '1' when rst = '0' and not a_fin and (left = 0 or (take = '1' and last_run)) else '0';
 
   agen : entity work.ss_agen
     generic map (NC => NC, EXTENTS => EXTENTS, NG => NG, G_OFFSET => G_OFFSET, G_COEF => G_COEF,
@@ -79,61 +86,58 @@ begin
                  NM => NM, M_OFFSET => M_OFFSET, M_COEF => M_COEF, M_LO => M_LO, M_HI => M_HI, M_FILL => M_FILL,
                  BASE => BASE, EBYTES => EBYTES, PER_CYCLE => PER_CYCLE)
     port map (clk => clk, rst => rst, take => take, n => n, finished => a_fin, masked => a_masked,
-              emask => a_emask, efill => open, line => a_line, off => a_off, run => a_run, run2 => open,
+              emask => a_emask, ehigh => open, efill => open, line => a_line, off => a_off, run => a_run, run2 => open,
               runm => a_runm, mode => a_mode);
 
-  -- a run whose first element is masked and lies in another line than the buffered one
-  -- takes its masked prefix only (its lanes are dropped)
-  same <= wbe = NO_BYTES or wline = a_line;
-  take <= '1' when rst = '0' and not flushing and not a_fin and left /= 0 and (a_masked or same) else '0';
-  n    <= 1 when left = 0 else minimum(a_run, left) when same else minimum(a_runm, left);
+  -- A run whose first element is masked takes its masked prefix only (its lanes are
+  -- dropped, no line is touched); an accessed run merges into the buffered line, or, when
+  -- it lies in another line, moves the buffered one out first (same cycle, if the output
+  -- register is free).
+  n        <= 1 when left = 0 else minimum(a_runm, left) when a_masked else minimum(a_run, left);
+  leave    <= not a_masked and wbe /= NO_BYTES and wline /= a_line;
+  take     <= '1' when rst = '0' and not a_fin and left /= 0 and (not leave or out_free) else '0';
+  last_run <= left /= 0 and n = left;
 
   process (clk)
     variable vlanes : unsigned(LANES * VBITS - 1 downto 0);
     variable data   : unsigned(WB * 8 - 1 downto 0);
     variable be     : unsigned(WB - 1 downto 0);
     variable merged : std_logic_vector(LINE_BITS - 1 downto 0);
+    variable base_d : std_logic_vector(LINE_BITS - 1 downto 0);
+    variable base_e : std_logic_vector(LINE_BYTES - 1 downto 0);
   begin
     if rising_edge(clk) then
       if rst = '1' then
-        left     <= 0;
-        wbe      <= (others => '0');
-        flushing <= false;
-        done_r   <= '0';
-        l_req    <= '0';
-      elsif flushing then
-        if l_ack = '1' then
-          l_req    <= '0';
-          flushing <= false;
-          wbe      <= (others => '0');
-          if a_fin then
+        left   <= 0;
+        wbe    <= (others => '0');
+        out_v  <= '0';
+        done_r <= '0';
+      else
+        if out_v = '1' and l_gnt = '1' then
+          out_v <= '0';
+        end if;
+        if a_fin then
+          -- the last line goes out once the output register is free
+          if wbe /= NO_BYTES then
+            if out_free then
+              out_v   <= '1';
+              l_addr  <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
+              l_wdata <= wbuf;
+              l_be    <= wbe;
+              wbe     <= (others => '0');
+            end if;
+          elsif out_v = '0' then
             done_r <= '1';
           end if;
         end if;
-      elsif a_fin then
-        if wbe /= NO_BYTES then
-          flushing <= true;
-          l_req    <= '1';
-          l_addr   <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
-          l_wdata  <= wbuf;
-          l_be     <= wbe;
-        else
-          done_r <= '1';
-        end if;
-      elsif left = 0 then
-        if i_valid = '1' then
+        -- the next vector, when the current one is used up (now or by this cycle's run)
+        if i_valid = '1' and (left = 0 or (take = '1' and last_run)) and not a_fin then
           cur  <= i_data;
           left <= LANES;
+        elsif take = '1' then
+          left <= left - n;
         end if;
-      elsif take = '0' then
-        -- the run leaves the buffered line: write that line first
-        flushing <= true;
-        l_req    <= '1';
-        l_addr   <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
-        l_wdata  <= wbuf;
-        l_be     <= wbe;
-      else
-        if same then
+        if take = '1' and not a_masked then
           -- lanes LANES - left .. + n - 1 to their bytes, the first element at byte BELOW
           vlanes := shift_down(unsigned(cur), LANES - left, VBITS, bits_for(LANES));
           data   := (others => '0');
@@ -149,19 +153,30 @@ begin
             end loop;
           end loop;
           -- to the first element's offset: the line is then bytes BELOW .. BELOW + 63
-          data   := shift_up(data, a_off, 8, 6);
-          be     := shift_up(be, a_off, 1, 6);
-          merged := wbuf;
+          data := shift_up(data, a_off, 8, 6);
+          be   := shift_up(be, a_off, 1, 6);
+          if leave then
+            -- the buffered line goes out; the run starts a new one
+            out_v   <= '1';
+            l_addr  <= std_logic_vector(to_unsigned(wline * LINE_BYTES, 32));
+            l_wdata <= wbuf;
+            l_be    <= wbe;
+            base_d  := (others => '0');
+            base_e  := (others => '0');
+          else
+            base_d := wbuf;
+            base_e := wbe;
+          end if;
+          merged := base_d;
           for b in 0 to LINE_BYTES - 1 loop
             if be(BELOW + b) = '1' then
               merged(b * 8 + 7 downto b * 8) := std_logic_vector(data((BELOW + b) * 8 + 7 downto (BELOW + b) * 8));
             end if;
           end loop;
           wbuf  <= merged;
-          wbe   <= wbe or std_logic_vector(be(BELOW + LINE_BYTES - 1 downto BELOW));
+          wbe   <= base_e or std_logic_vector(be(BELOW + LINE_BYTES - 1 downto BELOW));
           wline <= a_line;
         end if;
-        left <= left - n;
       end if;
     end if;
   end process;

@@ -1,0 +1,53 @@
+#pragma once
+// The cycle model of the generated hardware (docs/cost-model.md, "Cycle model"). One
+// formula gives the cycles of a unit; the extractor feeds it quantities derived from the
+// skeletons' shapes (cost_model.cpp), the lowering the same quantities counted on the
+// lowered program (lower/timing.h), and simulation confirms both.
+//
+// A unit is a pipeline of stages that overlap: every address generator takes one run per
+// cycle, every other stage one transfer per cycle, and all lines of the unit's reads and
+// writes cross the one memory port, which moves `linesPerKilocycle / 1000` lines per cycle
+// on average (port = lines / that). The unit takes as long as its busiest stage or its
+// memory traffic, whichever is longer, plus the time to fill and drain the pipeline; and
+// when the two are close it takes longer than either, because a run then often waits for
+// a line the port has not delivered yet (the prefetch cannot run ahead of a saturated
+// port):
+//
+//   cycles = max(busiest, port, 5/8 * (busiest + port)) + depth + latency
+//
+// The last term is the linear upper envelope of the 3-norm of (busiest, port), which fits
+// the units of VGG-small as simulated (docs/cost-model.md, "Cycle model"); it stays a
+// maximum of affine terms so that the extractor can encode it exactly.
+//
+// Units run one after another, `kUnitSwitch` cycles apart (the sequencer's handover).
+
+#include <cstdint>
+
+#include "skeleshare/cost/device.h"
+
+namespace skeleshare::cost {
+
+/// The memory port as the device describes it.
+struct MemorySystem {
+  int64_t linesPerKilocycle = 1000;  // sustained 512-bit lines per 1,000 cycles (integers: exact, deterministic)
+  int64_t latency = 0;               // cycles from a read request to its data
+};
+MemorySystem memorySystem(const Device& device);
+
+/// What one unit does, in the quantities the formula needs.
+struct UnitLoad {
+  int64_t busiest = 0;  // cycles of the busiest stage (runs, transfers or replayed words)
+  int64_t lines = 0;    // lines its reads and writes move over the memory port
+  int64_t depth = 0;    // registered stages along its longest path, memory access included
+};
+
+/// The cycles of one unit, from the sequencer starting it to the memory accepting its
+/// last write.
+int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory);
+
+/// Cycles between one unit's end and the next one's start.
+inline constexpr int64_t kUnitSwitch = 1;
+/// The interference of a saturated port with the stages it feeds: 5/8 of their sum.
+inline constexpr int64_t kInterferenceNum = 5, kInterferenceDen = 8;
+
+}  // namespace skeleshare::cost

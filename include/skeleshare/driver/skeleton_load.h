@@ -1,0 +1,44 @@
+#pragma once
+// The hardware's load of one unit, for the extractor's cycle model (cost::LoadOracle;
+// docs/cost-model.md, "The hardware's cycles"): the node that starts the unit is rebuilt
+// in a context of its own, its data arguments as inputs of their types (through the view
+// the lowering folds into the reads, when the argument is one: a Pad's masks, a
+// Transpose's order) and its function argument as the canonical function of its type at
+// full parallelism, lowered like any program, and its unit measured by the cycle model
+// (lower/timing.h). The same code that
+// estimates a lowered design thus tells the extractor what each skeleton costs in memory
+// traffic and address-generator runs; nothing about the templates is written twice.
+
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "skeleshare/cost/cost_model.h"
+#include "skeleshare/ir/context.h"
+#include "skeleshare/lower/lower.h"
+
+namespace skeleshare::driver {
+
+class SkeletonLoads {
+ public:
+  explicit SkeletonLoads(const cost::Device& device);
+  /// The load of the node (answers are cached by operator, parameters and types), or
+  /// nothing for an operator it does not build or a node the lowering refuses.
+  std::optional<cost::SkeletonLoad> operator()(ir::Op op, std::span<const int64_t> params,
+                                               std::span<const cost::ChildShape> kids, const ir::Type* type);
+  /// An oracle for cost::CostModel::setLoadOracle that answers through `loads` (which must
+  /// outlive the model).
+  static cost::LoadOracle oracle(SkeletonLoads& loads);
+
+ private:
+  const ir::Type* local(const ir::Type* t);
+  const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const cost::ChildShape> kids);
+  std::optional<cost::SkeletonLoad> measure(ir::Op op, std::span<const int64_t> params,
+                                            std::span<const cost::ChildShape> kids, const ir::Type* type);
+  ir::Context ctx_;
+  lower::LowerOptions options_;
+  std::map<std::string, std::optional<cost::SkeletonLoad>> cache_;
+};
+
+}  // namespace skeleshare::driver

@@ -1,0 +1,52 @@
+#pragma once
+// How the hardware walks an address generator: the generics of its affine access
+// (docs/hardware.md, "Runs") and the runs and memory lines of a Read or Write, exactly as
+// the VHDL templates form them (ss_agen, ss_read, ss_write). The cycle model
+// (cost/cycle_model.h) takes these counts; the emitter prints the same generics.
+//
+// A run is up to PER_CYCLE consecutive elements (in counter order) that the hardware
+// moves in one cycle from one address computation: the innermost counters step (mode 0),
+// a flattened window's row crosses its channel wraps (mode 1), or several innermost
+// counters step together (mode 2). A run stops before a moving digit leaves its radix,
+// before the outermost moving counter wraps, at the vector's end, and where an accessed
+// element leaves the first element's line (a write) or line pair (a read); a masked
+// element takes its fill wherever it would lie. A write run whose first element is
+// masked is its masked prefix. The lines a read fetches are those of the run's accessed
+// elements, the first element's line and the next, each requested once unless it was the
+// last line requested.
+
+#include <cstdint>
+#include <vector>
+
+#include "skeleshare/lower/addrgen.h"
+
+namespace skeleshare::lower {
+
+/// The address generator as ss_agen's generics: flattened, row-major lists, each with at
+/// least one entry (NC, NG, ND, NS count the real ones; NM may be 0).
+struct AgenParams {
+  int64_t nc = 1, ng = 1, nd = 1, ns = 1, nm = 0;
+  std::vector<int64_t> extents;                // NC
+  std::vector<int64_t> gOffset, gCoef;         // NG, NG*NC
+  std::vector<int64_t> dGroup, dDiv, dMod;     // ND
+  std::vector<int64_t> space, cOffset, cCoef;  // NS, NS, NS*ND
+  std::vector<int64_t> mOffset, mCoef, mLo, mHi, mFill;  // NM (one spare), NM*ND
+};
+AgenParams agenParams(const AddrGen& g);
+
+/// Elements a Read or Write moves per cycle: a line's worth, at most its lanes.
+int64_t perCycle(int64_t lanes, int elementBytes);
+
+struct AccessCount {
+  int64_t runs = 0;   // cycles of the address generator (one run each)
+  int64_t lines = 0;  // 512-bit lines requested (a read) or written (a write)
+};
+
+/// The runs and lines of a read of `lanes`-lane vectors through `g`, for a buffer whose
+/// elements are `elementBytes` wide and that starts on a line (the memory map's rule).
+AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes);
+/// The same for a write (runs within one line; a line is written when a run leaves it,
+/// and at the end).
+AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
+
+}  // namespace skeleshare::lower

@@ -1,0 +1,25 @@
+#pragma once
+// The cycle model (cost/cycle_model.h) applied to a lowered program: every unit's load
+// counted on its nodes: the runs of its reads and writes exactly as the templates form them
+// (runs.h), the transfers of every other stage, the words its replay buffers play, the
+// lines it moves over the memory port and its pipeline depth.
+
+#include <cstdint>
+#include <vector>
+
+#include "skeleshare/cost/cycle_model.h"
+#include "skeleshare/lower/mir.h"
+
+namespace skeleshare::lower {
+
+/// The load of one unit.
+cost::UnitLoad unitLoad(const Program& prog, const Unit& unit);
+
+struct CycleEstimate {
+  std::vector<cost::UnitLoad> loads;
+  std::vector<int64_t> perUnit;  // cycles of each unit
+  int64_t total = 0;             // the units one after another
+};
+CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory);
+
+}  // namespace skeleshare::lower

@@ -1,0 +1,160 @@
+#include "skeleshare/driver/skeleton_load.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "skeleshare/ir/builders.h"
+#include "skeleshare/lower/timing.h"
+
+namespace skeleshare::driver {
+
+using ir::Op;
+using ir::Type;
+
+SkeletonLoads::SkeletonLoads(const cost::Device& device) : options_(lower::lowerOptions(device)) {}
+
+const Type* SkeletonLoads::local(const Type* t) {
+  if (!t) return nullptr;
+  if (t->isFun()) return ctx_.funType(local(t->param()), local(t->result()));
+  if (t->isIntTensor()) return ctx_.tensorType(t->shape(), ctx_.intType(t->scalar()->bits()));
+  return nullptr;
+}
+
+// The canonical function of a skeleton's function type, by the shapes of its parameters:
+// a dot (Mv's), an mvF (Conv's, Mm's, Conv1D's, the Mv wrappers'), a partial mvF
+// (ParallelConv's), a convolution function (the Conv wrappers') or an mm function.
+const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span<const cost::ChildShape> kids) {
+  if (!f || !f->isFun() || !f->result()->isFun()) return nullptr;
+  const Type* a = f->param();
+  const Type* b = f->result()->param();
+  if (!a->isIntTensor() || !b->isIntTensor()) return nullptr;
+  const auto as = a->shape(), bs = b->shape();
+  const Type* sa = a->scalar();
+  const Type* sb = b->scalar();
+  switch (op) {
+    case Op::Mv:
+      if (as.size() == 2 && bs == as) return ir::dotF(ctx_, as[0], as[1], sa, sb, as[0]);
+      return nullptr;
+    case Op::ParallelConv: {
+      auto w = kids[1].type->shape();
+      if (as.size() != 2 || bs.size() != 1 || w.size() != 4) return nullptr;
+      const int64_t n = w[1] * w[2] * w[3];
+      if (n == 0 || as[1] % n != 0) return nullptr;
+      return ir::pMvF(ctx_, as[0], as[1], as[1] / n, sa, sb);
+    }
+    case Op::Conv:
+    case Op::Conv1DW:
+    case Op::Conv1DH:
+    case Op::Mm:
+    case Op::TiledMv:
+    case Op::TiledMvRows:
+    case Op::PaddedMv:
+    case Op::PaddedMvRows:
+      if (as.size() == 2 && bs.size() == 1 && bs[0] == as[1]) return ir::cMvF(ctx_, as[0], as[1], sa, sb);
+      return nullptr;
+    case Op::TiledConvHW:
+    case Op::TiledConvICH:
+    case Op::TiledConvOCH:
+    case Op::PaddedConvHW:
+    case Op::PaddedConvICH:
+    case Op::PaddedConvOCH:
+      if (as.size() == 3 && bs.size() == 4 && bs[1] == bs[2] && bs[3] == as[2])
+        return ir::cConvF(ctx_, as[0], as[1], as[2], bs[0], bs[1], sa, sb);
+      return nullptr;
+    case Op::TiledMmW:
+    case Op::TiledMmH:
+    case Op::TiledMmK:
+      if (as.size() == 2 && bs.size() == 2 && as[1] == bs[1]) return ir::cMmF(ctx_, bs[0], as[0], as[1], sa, sb);
+      return nullptr;
+    case Op::TransposedConv1DW:
+      if (as.size() == 2 && bs.size() == 1) return ir::cConv1DWF(ctx_, as[0], as[1], bs[0], sa, sb);
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const int64_t> params,
+                                                        std::span<const cost::ChildShape> kids, const Type* type) {
+  ir::Module m;
+  std::vector<const ir::Term*> children;
+  for (size_t i = 0; i < kids.size(); ++i) {
+    const Type* t = local(kids[i].type);
+    if (!t) return std::nullopt;
+    if (t->isFun()) {
+      const ir::Term* f = canonicalFunction(op, kids[i].type, kids);
+      if (!f || f->type() != t) return std::nullopt;
+      children.push_back(f);
+      continue;
+    }
+    std::string name = fmt::format("x{}", i);
+    const Type* in = kids[i].view == Op::Var ? t : local(kids[i].viewOf);
+    if (!in) return std::nullopt;
+    m.decls.push_back({name, ir::Decl::Kind::Input, in});
+    const ir::Term* x = ctx_.input(name, in);
+    if (kids[i].view != Op::Var) {
+      std::string error;
+      x = ctx_.tryMake(kids[i].view, kids[i].viewParams, nullptr, std::span<const ir::Term* const>(&x, 1), error);
+      if (!x || x->type() != t) return std::nullopt;
+    }
+    children.push_back(x);
+  }
+  std::string error;
+  const ir::Term* node = ctx_.tryMake(op, params, local(type), children, error);
+  if (!node) return std::nullopt;
+  // An accumulator's result is stored requantised in every benchmark: the requantisation
+  // fuses into the unit's write, which then moves a quarter of the bytes. Measuring the
+  // i32 store instead would charge a transposing unit (Conv1D_H) four times the write
+  // lines it has. A design that does store i32 is under-charged for its writes only.
+  if (node->type()->isIntTensor() && node->type()->scalar()->bits() > 8) {
+    const int64_t shift = 0;
+    const ir::Term* y = ctx_.tryMake(Op::Requant, std::span<const int64_t>(&shift, 1), nullptr,
+                                     std::span<const ir::Term* const>(&node, 1), error);
+    if (y) node = y;
+  }
+  m.outputs.push_back({"y", node});
+  lower::Program prog;
+  try {
+    prog = lower::lowerModule(m, ctx_, options_);
+  } catch (const lower::LowerError&) {
+    return std::nullopt;
+  }
+  // The skeleton's unit: the one with the datapath (its multipliers); a max-pool's only
+  // unit. Copies of an operand the lowering adds run before it and are other units.
+  std::optional<cost::SkeletonLoad> out;
+  for (const auto& u : prog.units) {
+    int64_t steps = 0;
+    for (const auto& n : u.nodes)
+      if (n.prim == lower::Prim::Mul || (op == Op::MaxPool && n.prim == lower::Prim::ReduceStm))
+        steps = std::max(steps, n.type.streamSteps());
+    if (steps == 0) continue;
+    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u)};
+    if (!out || l.load.busiest > out->load.busiest) out = l;
+  }
+  return out;
+}
+
+std::optional<cost::SkeletonLoad> SkeletonLoads::operator()(Op op, std::span<const int64_t> params,
+                                                           std::span<const cost::ChildShape> kids, const Type* type) {
+  std::string key = fmt::format("{}[{}]", ir::opName(op), fmt::join(params, ","));
+  for (const cost::ChildShape& k : kids) {
+    key += "|" + (k.type ? k.type->str() : std::string("?"));
+    if (k.view != Op::Var)
+      key += fmt::format(" = {}[{}]({})", ir::opName(k.view), fmt::join(k.viewParams, ","), k.viewOf ? k.viewOf->str() : "?");
+  }
+  key += "->" + (type ? type->str() : std::string("?"));
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  auto l = measure(op, params, kids, type);
+  cache_.emplace(key, l);
+  return l;
+}
+
+cost::LoadOracle SkeletonLoads::oracle(SkeletonLoads& loads) {
+  return [&loads](Op op, std::span<const int64_t> params, std::span<const cost::ChildShape> kids, const Type* type) {
+    return loads(op, params, kids, type);
+  };
+}
+
+}  // namespace skeleshare::driver

@@ -1,0 +1,439 @@
+// The runs of an address generator as ss_agen forms them: a line-for-line model of the
+// template's elaboration-time tables (ss_pkg: run_levels, run_delta, run_digit_delta,
+// aligned_group, run_addr_table) and of its per-cycle decision (ss_agen), and of how
+// ss_read and ss_write take runs and lines. tests/vhdl check the counts against the
+// templates in simulation.
+
+#include "skeleshare/lower/runs.h"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+namespace skeleshare::lower {
+
+namespace {
+
+constexpr int64_t kLineBytes = 64;
+constexpr int kModes = 3;
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+std::vector<int64_t> padded(std::vector<int64_t> v, size_t n) {
+  if (v.size() > n) throw std::logic_error("address generator: an affine form is longer than its variables");
+  v.resize(n, 0);
+  return v;
+}
+
+/// ss_pkg's functions of the generics and ss_agen's tables.
+struct Tables {
+  const AgenParams& p;
+  int64_t levels = 0, maxrun = 1, r = 2;
+  std::array<int64_t, kModes> ls{}, top{};
+  std::vector<bool> aligned1, aligned2;
+  bool mode1 = false, mode2 = false;
+  std::vector<int64_t> tIn, tM, tD, tA;
+  std::vector<int64_t> mMin, mMax, dMin, dMax;  // per (mode, mask) and (mode, digit): table_min/max
+  std::vector<bool> dMoves;                     // per (mode, digit): its table is not all 0
+
+  int64_t gcoef(int64_t g, int64_t j) const { return p.gCoef[static_cast<size_t>(g * p.nc + j)]; }
+
+  bool counterMovesOk(int64_t j) const {
+    for (int64_t d = 0; d < p.nd; ++d) {
+      if (p.dDiv[d] != 1 && gcoef(p.dGroup[d], j) != 0) {
+        bool held = false;
+        for (int64_t l = 0; l < p.nd; ++l)
+          if (p.dGroup[l] == p.dGroup[d] && p.dDiv[l] == 1 && p.dMod[l] != 0 && p.dDiv[d] % p.dMod[l] == 0) held = true;
+        if (!held) return false;
+      }
+    }
+    return true;
+  }
+
+  int64_t runLevels(int64_t perCycle) const {
+    if (!counterMovesOk(p.nc - 1)) return 0;
+    int64_t l = 1, inner = p.extents[static_cast<size_t>(p.nc - 1)];
+    while (l < p.nc && inner < perCycle) {
+      if (!counterMovesOk(p.nc - l - 1)) break;
+      inner *= p.extents[static_cast<size_t>(p.nc - l - 1)];
+      ++l;
+    }
+    return l;
+  }
+
+  int64_t runDelta(int64_t e, int64_t j, int64_t l) const {
+    if (j + l < p.nc) return 0;
+    int64_t inner = 1;
+    for (int64_t k = j + 1; k < p.nc; ++k) inner *= p.extents[static_cast<size_t>(k)];
+    if (j + l == p.nc) return e / inner;
+    return (e / inner) % p.extents[static_cast<size_t>(j)];
+  }
+
+  bool alignedGroup(int64_t g, int64_t l) const {
+    int64_t radix = 0;
+    bool moved = false;
+    for (int64_t d = 0; d < p.nd; ++d)
+      if (p.dGroup[d] == g && p.dDiv[d] == 1) radix = p.dMod[d];
+    for (int64_t j = p.nc - l; j < p.nc; ++j) {
+      if (gcoef(g, j) < 0) return false;
+      moved = moved || gcoef(g, j) > 0;
+    }
+    return radix != 0 && moved;
+  }
+
+  int64_t runDigitDelta(int64_t md, int64_t d, int64_t e) const {
+    const int64_t l = ls[static_cast<size_t>(md)];
+    const int64_t g = p.dGroup[d];
+    int64_t v = 0, radix = 0;
+    for (int64_t j = p.nc - l; j < p.nc; ++j) v += runDelta(e, j, l) * gcoef(g, j);
+    for (int64_t k = 0; k < p.nd; ++k)
+      if (p.dGroup[k] == g && p.dDiv[k] == 1) radix = p.dMod[k];
+    if (md >= 1 && alignedGroup(g, l)) {
+      if (p.dDiv[d] == 1) return floorMod(v, radix);  // VHDL mod
+      if (p.dDiv[d] == radix) return v / radix;        // VHDL / truncates
+      return 0;
+    }
+    return p.dDiv[d] == 1 ? v : 0;
+  }
+
+  Tables(const AgenParams& params, int64_t perCycle) : p(params) {
+    levels = runLevels(perCycle);
+    maxrun = levels > 0 ? perCycle : 1;
+    r = maxrun + 1;
+    ls = {1, 1, std::max<int64_t>(levels, 1)};
+    top = {p.nc - 1, p.nc - 1, p.nc - ls[2]};
+    aligned1.assign(static_cast<size_t>(p.nd), false);
+    aligned2.assign(static_cast<size_t>(p.nd), false);
+    if (levels > 0)
+      for (int64_t d = 0; d < p.nd; ++d) {
+        aligned1[d] = p.dDiv[d] == 1 && alignedGroup(p.dGroup[d], 1);
+        aligned2[d] = p.dDiv[d] == 1 && alignedGroup(p.dGroup[d], ls[2]);
+      }
+    mode1 = std::find(aligned1.begin(), aligned1.end(), true) != aligned1.end();
+    mode2 = levels > 1;
+    const int64_t nmv = p.nm + 1;
+    tIn.assign(static_cast<size_t>(kModes * r * p.nc), 0);
+    tM.assign(static_cast<size_t>(kModes * nmv * r), 0);
+    tD.assign(static_cast<size_t>(kModes * p.nd * r), 0);
+    tA.assign(static_cast<size_t>(kModes * r), 0);
+    for (int64_t md = 0; md < kModes; ++md)
+      for (int64_t e = 0; e <= maxrun; ++e) {
+        for (int64_t j = 0; j < p.nc; ++j) tIn[static_cast<size_t>((md * r + e) * p.nc + j)] = runDelta(e, j, ls[md]);
+        std::vector<int64_t> dd(static_cast<size_t>(p.nd));
+        for (int64_t d = 0; d < p.nd; ++d) {
+          dd[d] = runDigitDelta(md, d, e);
+          tD[static_cast<size_t>((md * p.nd + d) * r + e)] = dd[d];
+        }
+        for (int64_t m = 0; m < p.nm; ++m) {
+          int64_t v = 0;
+          for (int64_t d = 0; d < p.nd; ++d) v += p.mCoef[static_cast<size_t>(m * p.nd + d)] * dd[d];
+          tM[static_cast<size_t>((md * nmv + m) * r + e)] = v;
+        }
+        int64_t a = 0;
+        for (int64_t c = 0; c < p.ns; ++c) {
+          int64_t v = 0;
+          for (int64_t d = 0; d < p.nd; ++d) v += p.cCoef[static_cast<size_t>(c * p.nd + d)] * dd[d];
+          a = a * p.space[c] + v;
+        }
+        tA[static_cast<size_t>(md * r + e)] = a;
+      }
+    // table_min / table_max over elements 0 .. maxrun - 1 (and 0)
+    auto range = [&](const std::vector<int64_t>& t, int64_t first, int64_t& lo, int64_t& hi) {
+      lo = 0;
+      hi = 0;
+      for (int64_t i = first; i < first + maxrun; ++i) {
+        lo = std::min(lo, t[static_cast<size_t>(i)]);
+        hi = std::max(hi, t[static_cast<size_t>(i)]);
+      }
+    };
+    mMin.assign(static_cast<size_t>(kModes * nmv), 0);
+    mMax = mMin;
+    dMin.assign(static_cast<size_t>(kModes * p.nd), 0);
+    dMax = dMin;
+    dMoves.assign(static_cast<size_t>(kModes * p.nd), false);
+    for (int64_t md = 0; md < kModes; ++md) {
+      for (int64_t m = 0; m < p.nm; ++m) range(tM, (md * nmv + m) * r, mMin[md * nmv + m], mMax[md * nmv + m]);
+      for (int64_t d = 0; d < p.nd; ++d) {
+        size_t k = static_cast<size_t>(md * p.nd + d);
+        range(tD, (md * p.nd + d) * r, dMin[k], dMax[k]);
+        dMoves[k] = p.dMod[d] != 0 && (dMin[k] != 0 || dMax[k] != 0);
+      }
+    }
+  }
+};
+
+/// ss_pkg.run_window and ss_agen's `inside`: t in [lo_c, hi_c).
+struct Window {
+  int64_t lo = 0, hi = 0;
+  Window(int64_t v0, int64_t lo0, int64_t hi0, int64_t omin, int64_t omax) {
+    lo = std::max(omin - 1, std::min(omax + 1, lo0 - v0)) - (omin - 1);
+    hi = std::max(omin - 1, std::min(omax + 1, hi0 - v0)) - (omin - 1);
+  }
+  bool inside(int64_t t) const { return lo <= t && t < hi; }
+};
+
+/// ss_agen: the counters and this cycle's run.
+class Agen {
+ public:
+  Agen(const AgenParams& p, int64_t perCycle, int64_t elemBytes) : p_(p), t_(p, perCycle), eb_(elemBytes) {
+    ctr_.assign(static_cast<size_t>(p.nc), 0);
+  }
+  bool finished() const { return fin_; }
+
+  struct Run {
+    bool masked = false;
+    int64_t line = 0, run = 1, run2 = 1, runm = 1;
+    std::vector<bool> accessed, high;  // per element: not masked; lies in the line after the first's
+  };
+
+  Run current() {
+    const int64_t nmv = p_.nm + 1, r = t_.r;
+    std::vector<int64_t>& digit = digit_;
+    digit.assign(static_cast<size_t>(p_.nd), 0);
+    std::vector<int64_t> value(static_cast<size_t>(p_.ng));
+    for (int64_t g = 0; g < p_.ng; ++g) {
+      int64_t v = p_.gOffset[g];
+      for (int64_t k = 0; k < p_.nc; ++k) v += p_.gCoef[static_cast<size_t>(g * p_.nc + k)] * ctr_[k];
+      value[g] = v;
+    }
+    for (int64_t d = 0; d < p_.nd; ++d) {
+      int64_t v = value[static_cast<size_t>(p_.dGroup[d])];
+      if (p_.dDiv[d] != 1) v = floorDiv(v, p_.dDiv[d]);
+      if (p_.dMod[d] != 0) v = floorMod(v, p_.dMod[d]);
+      digit[d] = v;
+    }
+    std::vector<int64_t> mval(static_cast<size_t>(nmv), 0);
+    for (int64_t m = 0; m < p_.nm; ++m) {
+      int64_t v = p_.mOffset[m];
+      for (int64_t d = 0; d < p_.nd; ++d) v += p_.mCoef[static_cast<size_t>(m * p_.nd + d)] * digit[d];
+      mval[m] = v;
+    }
+    int64_t raw = 0;
+    for (int64_t c = 0; c < p_.ns; ++c) {
+      int64_t v = p_.cOffset[c];
+      for (int64_t d = 0; d < p_.nd; ++d) v += p_.cCoef[static_cast<size_t>(c * p_.nd + d)] * digit[d];
+      raw = raw * p_.space[c] + v;
+    }
+    const int64_t byte = raw * eb_;  // the buffer starts on a line
+    const int64_t off = floorMod(byte, kLineBytes);
+    Run out;
+    out.line = floorDiv(byte, kLineBytes);
+    int64_t md = 0;
+    if (t_.mode1) {
+      bool zero = true;
+      for (int64_t d = 0; d < p_.nd; ++d) zero = zero && !(t_.aligned1[d] && digit[d] != 0);
+      if (zero) md = 1;
+    }
+    if (t_.mode2) {
+      bool zero = true;
+      for (int64_t j = t_.top[2] + 1; j < p_.nc; ++j) zero = zero && ctr_[j] == 0;
+      for (int64_t d = 0; d < p_.nd; ++d) zero = zero && !(t_.aligned2[d] && digit[d] != 0);
+      if (zero) md = 2;
+    }
+    mode_ = md;
+    std::vector<Window> masks, digits;
+    for (int64_t m = 0; m < p_.nm; ++m) {
+      size_t k = static_cast<size_t>(md * nmv + m);
+      masks.emplace_back(mval[m], p_.mLo[m], p_.mHi[m], t_.mMin[k], t_.mMax[k]);
+    }
+    for (int64_t d = 0; d < p_.nd; ++d) {
+      size_t k = static_cast<size_t>(md * p_.nd + d);
+      digits.emplace_back(digit[d], 0, p_.dMod[d], t_.dMin[k], t_.dMax[k]);
+    }
+    const int64_t topc = t_.top[static_cast<size_t>(md)];
+    out.accessed.assign(static_cast<size_t>(t_.maxrun), false);
+    out.high.assign(static_cast<size_t>(t_.maxrun), false);
+    bool stop = false, stop1 = false, stop2 = false, stopm = false;
+    for (int64_t e = 0; e < t_.maxrun; ++e) {
+      bool me = false;
+      for (int64_t m = 0; m < p_.nm; ++m) {
+        size_t k = static_cast<size_t>(md * nmv + m);
+        int64_t t = t_.tM[static_cast<size_t>((md * nmv + m) * r + e)] - t_.mMin[k] + 1;
+        if (!masks[static_cast<size_t>(m)].inside(t)) me = true;
+      }
+      out.accessed[static_cast<size_t>(e)] = !me;
+      if (e == 0) {
+        out.masked = me;
+        continue;
+      }
+      if (!(ctr_[topc] < p_.extents[static_cast<size_t>(topc)] - t_.tIn[static_cast<size_t>((md * r + e) * p_.nc + topc)]))
+        stop = true;
+      for (int64_t d = 0; d < p_.nd; ++d) {
+        size_t k = static_cast<size_t>(md * p_.nd + d);
+        if (!t_.dMoves[k]) continue;
+        int64_t t = t_.tD[static_cast<size_t>((md * p_.nd + d) * r + e)] - t_.dMin[k] + 1;
+        if (!digits[static_cast<size_t>(d)].inside(t)) stop = true;
+      }
+      const int64_t t = t_.tA[static_cast<size_t>(md * r + e)] * eb_;
+      stop1 = stop1 || stop;
+      stop2 = stop2 || stop;
+      stopm = stopm || stop || !me;
+      if (!me) {
+        stop1 = stop1 || off < -t || off >= kLineBytes - eb_ - t + 1;
+        stop2 = stop2 || off < -t || off >= 2 * kLineBytes - eb_ - t + 1;
+        out.high[static_cast<size_t>(e)] = off + t >= kLineBytes;
+      }
+      if (!stop1) out.run = e + 1;
+      if (!stop2) out.run2 = e + 1;
+      if (!stopm) out.runm = e + 1;
+      if (stop1 && stop2 && stopm) break;
+    }
+    return out;
+  }
+
+  /// The consumer takes n elements of the current run.
+  void take(int64_t n) {
+    const int64_t r = t_.r;
+    const int64_t topc = t_.top[static_cast<size_t>(mode_)];
+    int64_t step = t_.tIn[static_cast<size_t>((mode_ * r + n) * p_.nc + topc)];
+    for (int64_t j = topc + 1; j < p_.nc; ++j) ctr_[j] = t_.tIn[static_cast<size_t>((mode_ * r + n) * p_.nc + j)];
+    int64_t v = ctr_[topc] + step;
+    if (v >= p_.extents[static_cast<size_t>(topc)]) {
+      ctr_[topc] = 0;
+      bool carry = true;
+      for (int64_t k = topc - 1; k >= 0 && carry; --k) {
+        if (ctr_[k] < p_.extents[static_cast<size_t>(k)] - 1) {
+          ++ctr_[k];
+          carry = false;
+        } else {
+          ctr_[k] = 0;
+        }
+      }
+      fin_ = carry;
+    } else {
+      ctr_[topc] = v;
+    }
+  }
+
+ private:
+  const AgenParams& p_;
+  Tables t_;
+  int64_t eb_;
+  std::vector<int64_t> ctr_, digit_;
+  int64_t mode_ = 0;
+  bool fin_ = false;
+};
+
+}  // namespace
+
+AgenParams agenParams(const AddrGen& g) {
+  AgenParams p;
+  const size_t nc = std::max<size_t>(1, g.counters.size());
+  for (const auto& c : g.counters) p.extents.push_back(c.extent);
+  if (p.extents.empty()) p.extents.push_back(1);
+  for (size_t gi = 0; gi < g.groups.size(); ++gi) {
+    const auto& gr = g.groups[gi];
+    p.gOffset.push_back(gr.value.offset);
+    auto coef = padded(gr.value.coef, nc);
+    p.gCoef.insert(p.gCoef.end(), coef.begin(), coef.end());
+    int64_t inner = 1;
+    for (size_t i = 1; i < gr.radices.size(); ++i) inner *= gr.radices[i];
+    for (size_t i = 0; i < gr.radices.size(); ++i) {
+      p.dGroup.push_back(static_cast<int64_t>(gi));
+      p.dDiv.push_back(inner);
+      p.dMod.push_back(i == 0 ? 0 : gr.radices[i]);
+      if (i + 1 < gr.radices.size()) inner /= gr.radices[i + 1];
+    }
+  }
+  if (p.gOffset.empty()) {
+    p.gOffset.push_back(0);
+    p.gCoef.assign(nc, 0);
+  }
+  if (p.dGroup.empty()) {
+    p.dGroup.push_back(0);
+    p.dDiv.push_back(1);
+    p.dMod.push_back(0);
+  }
+  const size_t nd = p.dGroup.size();
+  for (size_t s = 0; s < g.coords.size(); ++s) {
+    p.space.push_back(g.space[s]);
+    p.cOffset.push_back(g.coords[s].offset);
+    auto coef = padded(g.coords[s].coef, nd);
+    p.cCoef.insert(p.cCoef.end(), coef.begin(), coef.end());
+  }
+  if (p.space.empty()) {
+    p.space.push_back(1);
+    p.cOffset.push_back(0);
+    p.cCoef.assign(nd, 0);
+  }
+  for (const auto& m : g.masks) {
+    p.mOffset.push_back(m.expr.offset);
+    auto coef = padded(m.expr.coef, nd);
+    p.mCoef.insert(p.mCoef.end(), coef.begin(), coef.end());
+    p.mLo.push_back(m.lo);
+    p.mHi.push_back(m.hi);
+    p.mFill.push_back(m.fill);
+  }
+  p.nm = static_cast<int64_t>(g.masks.size());
+  if (p.nm == 0) {
+    p.mOffset = p.mLo = p.mHi = p.mFill = {0};
+    p.mCoef.assign(nd, 0);
+  }
+  p.nc = static_cast<int64_t>(p.extents.size());
+  p.ng = static_cast<int64_t>(p.gOffset.size());
+  p.nd = static_cast<int64_t>(nd);
+  p.ns = static_cast<int64_t>(p.space.size());
+  return p;
+}
+
+int64_t perCycle(int64_t lanes, int elementBytes) { return std::min<int64_t>(lanes, kLineBytes / elementBytes); }
+
+AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
+  AgenParams p = agenParams(g);
+  Agen a(p, perCycle(lanes, elementBytes), elementBytes);
+  AccessCount c;
+  int64_t filled = 0, last = 0;
+  bool any = false;
+  while (!a.finished()) {
+    Agen::Run run = a.current();
+    const int64_t room = lanes - filled;
+    const int64_t n = std::min(run.run2, room);
+    bool low = false, high = false;  // some accessed element lies in L, in L + 1
+    for (int64_t e = 0; e < n; ++e)
+      if (run.accessed[static_cast<size_t>(e)]) (run.high[static_cast<size_t>(e)] ? high : low) = true;
+    if (low || high) {
+      const int64_t lo = low ? run.line : run.line + 1;
+      if (!(any && last == lo)) ++c.lines;
+      last = lo;
+      any = true;
+      if (low && high) {
+        ++c.lines;
+        last = lo + 1;
+      }
+    }
+    ++c.runs;
+    a.take(n);
+    filled = filled + n == lanes ? 0 : filled + n;
+  }
+  return c;
+}
+
+AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
+  AgenParams p = agenParams(g);
+  Agen a(p, perCycle(lanes, elementBytes), elementBytes);
+  AccessCount c;
+  int64_t left = 0, line = 0;
+  bool buffered = false;
+  while (!a.finished()) {
+    if (left == 0) left = lanes;
+    Agen::Run run = a.current();
+    const int64_t n = std::min(run.masked ? run.runm : run.run, left);
+    if (!run.masked) {
+      if (buffered && line != run.line) ++c.lines;
+      line = run.line;
+      buffered = true;
+    }
+    ++c.runs;
+    a.take(n);
+    left -= n;
+  }
+  if (buffered) ++c.lines;
+  return c;
+}
+
+}  // namespace skeleshare::lower

@@ -1,0 +1,98 @@
+// The cycle model applied to lowered units (docs/cost-model.md, "Cycle model"): what each
+// node keeps busy, and how deep the pipeline is. Every template takes one transfer per
+// cycle and registers its output; a Read or Write takes one run per cycle; a Repeat takes
+// the next block while it plays the current one (two banks).
+
+#include "skeleshare/lower/timing.h"
+
+#include <algorithm>
+
+#include "skeleshare/lower/runs.h"
+
+namespace skeleshare::lower {
+
+namespace {
+
+/// Registered stages a template adds to the path through it. A Read: the request, the
+/// arbiter's command register, the returned line's register, the line window, the vector
+/// being assembled and the output register (the memory's own latency is the device's);
+/// a Write: the line buffer, its output register and the arbiter's command register.
+int64_t stages(const Node& n) {
+  switch (n.prim) {
+    case Prim::Read: return 6;
+    case Prim::Write: return 3;
+    case Prim::Repeat: return 2;  // written, then read back
+    case Prim::Const:
+    case Prim::SplitStm:
+    case Prim::JoinStm:
+    case Prim::SplitVec:
+    case Prim::JoinVec:
+    case Prim::Broadcast: return 0;  // wires
+    default: return 1;
+  }
+}
+
+int elementBytes(const Program& prog, const Node& n) { return prog.buffers.at(static_cast<size_t>(n.buffer)).bits / 8; }
+
+}  // namespace
+
+cost::UnitLoad unitLoad(const Program& prog, const Unit& unit) {
+  cost::UnitLoad load;
+  const size_t n = unit.nodes.size();
+  std::vector<int64_t> busy(n, 0), depth(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = unit.nodes[i];
+    int64_t upstream = 0, deepest = 0;
+    for (uint32_t o : node.operands) {
+      upstream = std::max(upstream, busy[o]);
+      deepest = std::max(deepest, depth[o]);
+    }
+    depth[i] = deepest + stages(node);
+    switch (node.prim) {
+      case Prim::Read: {
+        AccessCount a = readAccess(node.addr, elementBytes(prog, node), node.type.vectorLanes());
+        busy[i] = a.runs;
+        load.lines += a.lines;
+        break;
+      }
+      case Prim::Write: {
+        const MType& in = unit.nodes[node.operands[0]].type;
+        AccessCount a = writeAccess(node.addr, elementBytes(prog, node), in.vectorLanes());
+        busy[i] = std::max(upstream, a.runs);
+        load.lines += a.lines;
+        break;
+      }
+      case Prim::Repeat: {
+        // Double-buffered: a block arrives while the one before is replayed, so after the
+        // first block the slower of the two sides sets the pace. The first block's passes
+        // after the first wait for it to arrive: its input time (the upstream's per block)
+        // and then the rest of the output, less the words the first pass already gave.
+        const MType& in = unit.nodes[node.operands[0]].type;
+        int64_t words = 1;
+        for (size_t d = static_cast<size_t>(node.params[1]); d < in.numStreamDims(); ++d) words *= in.dims[d].extent;
+        const int64_t blocks = in.streamSteps() / words;
+        const int64_t first = std::max(upstream, in.streamSteps()) / blocks;
+        busy[i] = std::max(upstream, first + node.type.streamSteps() - words);
+        break;
+      }
+      default:
+        busy[i] = std::max(upstream, node.type.streamSteps());
+        break;
+    }
+    load.busiest = std::max(load.busiest, busy[i]);
+    load.depth = std::max(load.depth, depth[i]);
+  }
+  return load;
+}
+
+CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory) {
+  CycleEstimate e;
+  for (const auto& u : prog.units) {
+    e.loads.push_back(unitLoad(prog, u));
+    e.perUnit.push_back(cost::unitCycles(e.loads.back(), memory));
+    e.total += e.perUnit.back() + cost::kUnitSwitch;
+  }
+  return e;
+}
+
+}  // namespace skeleshare::lower

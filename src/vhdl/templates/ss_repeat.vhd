@@ -1,0 +1,126 @@
+-- Repeat: each block of WORDS input words is passed on N times (SHIR's Repeat with an
+-- on-chip buffer). The buffer has two banks: a block is written into one while the block
+-- before it is played from the other, so the next block arrives while the current one
+-- is replayed (double buffering). A block is played once it has started to arrive: its
+-- first pass trails the input by a cycle; passes 2 .. N replay the bank, one word per
+-- cycle while the consumer is ready.
+--
+-- The buffer is written by one process and read by another with a registered, enabled
+-- read (the output register is the buffer's own read register), the form synthesis maps
+-- to block RAM (M20K) without extra flip-flops beside it.
+library ieee;
+use ieee.std_logic_1164.all;
+
+entity ss_repeat is
+  generic (
+    W     : positive;  -- bits per word (lanes x element bits)
+    WORDS : positive;  -- words per block
+    N     : positive   -- passes over each block
+  );
+  port (
+    clk, rst : in std_logic;
+    i_valid  : in  std_logic;
+    i_ready  : out std_logic;
+    i_data   : in  std_logic_vector(W - 1 downto 0);
+    o_valid  : out std_logic;
+    o_ready  : in  std_logic;
+    o_data   : out std_logic_vector(W - 1 downto 0)
+  );
+end entity;
+
+architecture rtl of ss_repeat is
+  type ram_t is array (0 to 2 * WORDS - 1) of std_logic_vector(W - 1 downto 0);
+  signal ram      : ram_t;  -- no initial value: a word is read only after it was written
+  -- the writer: the bank it fills and how far
+  signal wbank    : natural range 0 to 1 := 0;
+  signal widx     : natural range 0 to WORDS - 1 := 0;
+  -- the reader: its bank, pass and word
+  signal rbank    : natural range 0 to 1 := 0;
+  signal pass     : natural range 0 to N - 1 := 0;
+  signal ridx     : natural range 0 to WORDS - 1 := 0;
+  -- blocks in the buffer (written or being written, not yet fully played): 0 .. 2
+  signal held     : natural range 0 to 2 := 0;
+  signal out_v    : std_logic := '0';
+  signal accept   : std_logic;  -- an input word is written at this edge
+  signal issue    : std_logic;  -- a word is read into the output register at this edge
+  signal avail    : boolean;    -- the reader's word is in the buffer
+begin
+  o_valid <= out_v;
+  -- the writer continues the block it started, or starts one while fewer than two are held
+  i_ready <= '1' when widx /= 0 or held < 2 else '0';
+  accept  <= '1' when i_valid = '1' and (widx /= 0 or held < 2) else '0';
+  -- the reader's word: its block is complete (two blocks are held, or the writer moved on
+  -- to the other bank), or the first pass trails the writer in the same bank
+  avail   <= pass /= 0 or held = 2 or (held = 1 and wbank /= rbank) or (held = 1 and wbank = rbank and ridx < widx);
+  issue   <= '1' when (out_v = '0' or o_ready = '1') and avail else '0';
+
+  store : process (clk)
+  begin
+    if rising_edge(clk) then
+      if accept = '1' then
+        ram(wbank * WORDS + widx) <= i_data;
+      end if;
+    end if;
+  end process;
+
+  load : process (clk)
+  begin
+    if rising_edge(clk) then
+      if issue = '1' then
+        o_data <= ram(rbank * WORDS + ridx);
+      end if;
+    end if;
+  end process;
+
+  control : process (clk)
+    variable h : natural range 0 to 3;
+  begin
+    if rising_edge(clk) then
+      if rst = '1' then
+        wbank <= 0;
+        widx  <= 0;
+        rbank <= 0;
+        pass  <= 0;
+        ridx  <= 0;
+        held  <= 0;
+        out_v <= '0';
+      else
+        h := held;
+        if issue = '1' then
+          out_v <= '1';
+        elsif o_ready = '1' then
+          out_v <= '0';
+        end if;
+        -- the writer starts a block (it is held from its first word) and moves to the
+        -- other bank after its last
+        if accept = '1' then
+          if widx = 0 then
+            h := h + 1;
+          end if;
+          if widx = WORDS - 1 then
+            widx  <= 0;
+            wbank <= 1 - wbank;
+          else
+            widx <= widx + 1;
+          end if;
+        end if;
+        -- the reader releases a block after its last pass
+        if issue = '1' then
+          if ridx = WORDS - 1 then
+            ridx <= 0;
+            if pass = N - 1 then
+              pass  <= 0;
+              rbank <= 1 - rbank;
+              h     := h - 1;
+            else
+              pass <= pass + 1;
+            end if;
+          else
+            ridx <= ridx + 1;
+          end if;
+        end if;
+        held <= h;
+      end if;
+    end if;
+  end process;
+end architecture;
