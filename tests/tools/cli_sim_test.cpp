@@ -1,5 +1,5 @@
-// `skeleshare sim` end to end: compile to VHDL, simulate in GHDL and Verilator, compare bit
-// for bit; the two simulators must agree cycle for cycle.
+// `skeleshare sim` end to end: compile to VHDL, simulate in GHDL, compare bit for bit; and
+// Verilator, which must agree with GHDL cycle for cycle (CliSim.GhdlAndVerilatorAgree...).
 
 #include <gtest/gtest.h>
 
@@ -85,13 +85,12 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
   for (int k = 0; k < 2; ++k) {
     const char* budget = k == 0 ? "400" : "32";
     auto dir = scratchDir();
-    auto r = runTool({"sim", bench("self_attention_small.dsl"), "--dsp-budget", budget, "--seed", "9", "--simulator", "both",
-                      "--json", "-q", "-o", (dir / "out").string()},
+    auto r = runTool({"sim", bench("self_attention_small.dsl"), "--dsp-budget", budget, "--seed", "9", "--json", "-q", "-o",
+                      (dir / "out").string()},
                      dir);
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["result"], "PASS");
-    expectSimulatorsAgree(j, std::string("self_attention_small at ") + budget + " DSPs");
     EXPECT_LE(j["dsp_multipliers"].get<int64_t>(), std::stoll(budget));
     multipliers.push_back(j["dsp_multipliers"].get<int64_t>());
     expectPinnedRatio(j, pinned[static_cast<size_t>(k)], std::string("self_attention_small at ") + budget + " DSPs");
@@ -106,8 +105,7 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
 
 // Every benchmark's small variant, extracted at two DSP budgets that force different
 // designs, simulated with 25% random memory wait states and compared bit for bit (issue #6,
-// acceptance 1; self-attention is the test above), in GHDL and in Verilator on the same
-// emitted design and memory image, which must agree cycle for cycle (issue #19). Extraction takes under a second at the
+// acceptance 1; self-attention is the test above). Extraction takes under a second at the
 // default effort limit (a work count, so the designs are deterministic). TinyYolo-small's
 // channel counts (2 ... 128) leave no single convolution function for all its layers, so it
 // may build one convolution unit per layer (--max-conv-units 16), as in tests/lower.
@@ -118,7 +116,7 @@ struct BudgetPair {
   const char* low;
   std::vector<std::string> extra;
   std::array<double, 2> ratio;  // simulated / predicted at `high` and at `low`
-  const char* simulator = "both";  // `sim --simulator`: both checks that GHDL and Verilator agree
+  const char* simulator = "ghdl";  // `sim --simulator`: both also checks that Verilator agrees
 };
 
 void PrintTo(const BudgetPair& p, std::ostream* os) { *os << p.file << " at " << p.high << " and " << p.low << " DSPs"; }
@@ -239,27 +237,76 @@ TEST(CliSim, AMissingSimulatorIsAnErrorNamingItsPackage) {
   EXPECT_EQ(r.exitCode, 2) << r.err;  // not a simulator this build chooses from
 }
 
-TEST(CliSim, AutoTakesGhdlAndVerilatorReportsProgress) {
+TEST(CliSim, AutoTakesGhdl) {
   // auto is GHDL, measured faster on every benchmark (vhdl::chooseSimulator).
   auto dir = scratchDir();
-  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "32", "--seed", "5", "--json", "-q", "-o",
+  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "8", "--seed", "5", "--json", "-q", "-o",
                     (dir / "auto").string()},
                    dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["simulator"], "ghdl");
-  // Verilator on the same design, progress on stderr: its steps and a closing rate line.
-  r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "32", "--seed", "5", "--simulator", "verilator", "--json",
-               "-o", (dir / "verilator").string()},
-              dir);
+  EXPECT_EQ(j["simulations"].size(), 1u);
+}
+
+/// `sim --simulator both` on FILE at BUDGET DSPs: GHDL and Verilator on the same emitted
+/// design and memory image, both bit-exact, the same cycles; progress on stderr.
+nlohmann::json simulateInBoth(const std::string& file, const char* budget, const char* seed, const std::filesystem::path& dir) {
+  std::string what = file + " at " + budget + " DSPs";
+  auto out = dir / (file.substr(0, file.find('.')) + "_" + budget);
+  auto r = runTool({"sim", bench(file), "--dsp-budget", budget, "--seed", seed, "--simulator", "both", "--json", "-o",
+                    out.string()},
+                   dir);
+  EXPECT_EQ(r.exitCode, 0) << what << "\n" << r.out << r.err;
+  if (r.exitCode != 0) return {};
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "PASS") << what;
+  EXPECT_EQ(j["simulator"], "both") << what;
+  expectSimulatorsAgree(j, what);
+  // GHDL's run in DIR/sim, Verilator's in DIR/sim-verilator; the build steps and a closing
+  // rate line on stderr.
+  EXPECT_TRUE(std::filesystem::exists(out / "sim-verilator" / "dump.txt")) << what;
+  EXPECT_NE(r.err.find("simulating in verilator"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("verilator: " + j["simulated_cycles"].dump() + " cycles in "), std::string::npos) << r.err;
+  return j;
+}
+
+// Verilator against GHDL (issue #19) on the small designs' shared-instance designs at 8
+// DSP blocks: the stencil and self-attention. This is what Verilator adds to the default
+// suite: two model builds (ghdl synth, Verilator, g++ -O0), about a minute of CPU each on
+// an empty model cache (docs/hardware.md, "Verilator"); a second run takes them from the
+// cache. The high budgets' designs are checked on demand (DISABLED_ below).
+TEST(CliSim, GhdlAndVerilatorAgreeOnTheSmallDesigns) {
+  auto dir = scratchDir();
+  auto stencil = simulateInBoth("stencil4_small.dsl", "8", "5", dir);
+  simulateInBoth("self_attention_small.dsl", "8", "5", dir);
+  if (stencil.is_null()) return;
+  // The stencil's model again, from the cache, alone: another seed runs on the same model
+  // (its outputs in DIR/sim), and its cycle limit stops the run.
+  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "8", "--seed", "6", "--simulator", "verilator",
+                    "--json", "-q", "-o", (dir / "again").string()},
+                   dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto v = nlohmann::json::parse(r.out);
   EXPECT_EQ(v["result"], "PASS");
   EXPECT_EQ(v["simulator"], "verilator");
-  EXPECT_EQ(v["simulated_cycles"], j["simulated_cycles"]);
-  EXPECT_NE(r.err.find("simulating in verilator"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("verilator: " + v["simulated_cycles"].dump() + " cycles in "), std::string::npos) << r.err;
-  EXPECT_TRUE(std::filesystem::exists(dir / "verilator" / "sim" / "edges.npy"));
+  EXPECT_TRUE(v["simulations"][0]["model_cached"].get<bool>()) << v.dump(2);
+  EXPECT_TRUE(std::filesystem::exists(dir / "again" / "sim" / "edges.npy"));
+  r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "8", "--seed", "6", "--simulator", "verilator",
+               "--max-cycles", "50", "-q", "-o", (dir / "limited").string()},
+              dir);
+  EXPECT_EQ(r.exitCode, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("did not finish within 50 cycles"), std::string::npos) << r.out;
+}
+
+// The same at the high budgets (the stencil at 1,518 DSPs, self-attention at 400): two
+// more models, on demand:
+//   build/tests/test_tools --gtest_also_run_disabled_tests --gtest_filter='CliSim.DISABLED_*'
+TEST(CliSim, DISABLED_GhdlAndVerilatorAgreeAtTheHighBudgets) {
+  auto dir = scratchDir();
+  simulateInBoth("stencil4_small.dsl", "1518", "5", dir);
+  simulateInBoth("self_attention_small.dsl", "400", "5", dir);
 }
 
 TEST(CliSim, UsesGivenInputs) {
