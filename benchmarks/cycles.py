@@ -28,9 +28,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (name, program, compile flags, simulate by default)
 DESIGNS = [
     ("stencil4_small @1518", "benchmarks/small/stencil4_small.dsl", ["--dsp-budget", "1518"], True),
-    ("stencil4_small @32", "benchmarks/small/stencil4_small.dsl", ["--dsp-budget", "32"], True),
+    ("stencil4_small @8", "benchmarks/small/stencil4_small.dsl", ["--dsp-budget", "8"], True),
     ("self_attention_small @400", "benchmarks/small/self_attention_small.dsl", ["--dsp-budget", "400"], True),
-    ("self_attention_small @32", "benchmarks/small/self_attention_small.dsl", ["--dsp-budget", "32"], True),
+    ("self_attention_small @8", "benchmarks/small/self_attention_small.dsl", ["--dsp-budget", "8"], True),
     ("vgg_cifar_small @512", "benchmarks/small/vgg_cifar_small.dsl", ["--dsp-budget", "512"], True),
     ("vgg_cifar_small @256", "benchmarks/small/vgg_cifar_small.dsl", ["--dsp-budget", "256"], True),
     ("tinyyolo_v2_small @1024", "benchmarks/small/tinyyolo_v2_small.dsl",
@@ -42,8 +42,8 @@ DESIGNS = [
     ("conv_chain @256", "benchmarks/shapes/conv_chain.dsl", ["--dsp-budget", "256"], True),
     ("mlp @1518", "benchmarks/shapes/mlp.dsl", ["--dsp-budget", "1518"], True),
     ("mlp @128", "benchmarks/shapes/mlp.dsl", ["--dsp-budget", "128"], True),
-    ("filter_pair @1518", "benchmarks/shapes/filter_pair.dsl", ["--dsp-budget", "1518"], True),
-    ("filter_pair @64", "benchmarks/shapes/filter_pair.dsl", ["--dsp-budget", "64"], True),
+    ("filter_pair @1518", "benchmarks/shapes/filter_pair.dsl", ["--dsp-budget", "1518", "--max-conv-units", "2"], True),
+    ("filter_pair @64", "benchmarks/shapes/filter_pair.dsl", ["--dsp-budget", "64", "--max-conv-units", "2"], True),
     ("attention_small @1518", "benchmarks/shapes/attention_small.dsl", ["--dsp-budget", "1518"], True),
     ("attention_small @64", "benchmarks/shapes/attention_small.dsl", ["--dsp-budget", "64"], True),
     ("stencil4 @1518", "benchmarks/stencil4.dsl", ["--dsp-budget", "1518"], True),

@@ -170,6 +170,7 @@ struct Tables {
 /// ss_pkg.run_window and ss_agen's `inside`: t in [lo_c, hi_c).
 struct Window {
   int64_t lo = 0, hi = 0;
+  Window() = default;
   Window(int64_t v0, int64_t lo0, int64_t hi0, int64_t omin, int64_t omax) {
     lo = std::max(omin - 1, std::min(omax + 1, lo0 - v0)) - (omin - 1);
     hi = std::max(omin - 1, std::min(omax + 1, hi0 - v0)) - (omin - 1);
@@ -182,8 +183,32 @@ class Agen {
  public:
   Agen(const AgenParams& p, int64_t perCycle, int64_t elemBytes) : p_(p), t_(p, perCycle), eb_(elemBytes) {
     ctr_.assign(static_cast<size_t>(p.nc), 0);
+    digit_.assign(static_cast<size_t>(p.nd), 0);
+    value_.assign(static_cast<size_t>(p.ng), 0);
+    mval_.assign(static_cast<size_t>(p.nm + 1), 0);
+    masks_.resize(static_cast<size_t>(p.nm));
+    digits_.resize(static_cast<size_t>(p.nd));
+    run_.accessed.assign(static_cast<size_t>(t_.maxrun), false);
+    run_.high.assign(static_cast<size_t>(t_.maxrun), false);
   }
   bool finished() const { return fin_; }
+  const Tables& tables() const { return t_; }
+  /// The mixed-radix value of counters 0 .. prefix - 1.
+  int64_t outerIndex(int64_t prefix) const {
+    int64_t v = 0;
+    for (int64_t k = 0; k < prefix; ++k) v = v * p_.extents[static_cast<size_t>(k)] + ctr_[static_cast<size_t>(k)];
+    return v;
+  }
+  /// Start over at outer index `index` of counters 0 .. prefix - 1, the others at 0.
+  void jumpTo(int64_t index, int64_t prefix) {
+    std::fill(ctr_.begin(), ctr_.end(), 0);
+    for (int64_t k = prefix - 1; k >= 0; --k) {
+      const int64_t e = p_.extents[static_cast<size_t>(k)];
+      ctr_[static_cast<size_t>(k)] = index % e;
+      index /= e;
+    }
+    fin_ = false;
+  }
 
   struct Run {
     bool masked = false;
@@ -191,11 +216,12 @@ class Agen {
     std::vector<bool> accessed, high;  // per element: not masked; lies in the line after the first's
   };
 
-  Run current() {
+  /// This cycle's run (valid until the next call; the counting loops call it once per
+  /// run of a whole tensor, so it allocates nothing).
+  const Run& current() {
     const int64_t nmv = p_.nm + 1, r = t_.r;
     std::vector<int64_t>& digit = digit_;
-    digit.assign(static_cast<size_t>(p_.nd), 0);
-    std::vector<int64_t> value(static_cast<size_t>(p_.ng));
+    std::vector<int64_t>& value = value_;
     for (int64_t g = 0; g < p_.ng; ++g) {
       int64_t v = p_.gOffset[g];
       for (int64_t k = 0; k < p_.nc; ++k) v += p_.gCoef[static_cast<size_t>(g * p_.nc + k)] * ctr_[k];
@@ -207,7 +233,7 @@ class Agen {
       if (p_.dMod[d] != 0) v = floorMod(v, p_.dMod[d]);
       digit[d] = v;
     }
-    std::vector<int64_t> mval(static_cast<size_t>(nmv), 0);
+    std::vector<int64_t>& mval = mval_;
     for (int64_t m = 0; m < p_.nm; ++m) {
       int64_t v = p_.mOffset[m];
       for (int64_t d = 0; d < p_.nd; ++d) v += p_.mCoef[static_cast<size_t>(m * p_.nd + d)] * digit[d];
@@ -221,7 +247,9 @@ class Agen {
     }
     const int64_t byte = raw * eb_;  // the buffer starts on a line
     const int64_t off = floorMod(byte, kLineBytes);
-    Run out;
+    Run& out = run_;
+    out.masked = false;
+    out.run = out.run2 = out.runm = 1;
     out.line = floorDiv(byte, kLineBytes);
     int64_t md = 0;
     if (t_.mode1) {
@@ -236,18 +264,19 @@ class Agen {
       if (zero) md = 2;
     }
     mode_ = md;
-    std::vector<Window> masks, digits;
+    std::vector<Window>& masks = masks_;
+    std::vector<Window>& digits = digits_;
     for (int64_t m = 0; m < p_.nm; ++m) {
       size_t k = static_cast<size_t>(md * nmv + m);
-      masks.emplace_back(mval[m], p_.mLo[m], p_.mHi[m], t_.mMin[k], t_.mMax[k]);
+      masks[static_cast<size_t>(m)] = Window(mval[m], p_.mLo[m], p_.mHi[m], t_.mMin[k], t_.mMax[k]);
     }
     for (int64_t d = 0; d < p_.nd; ++d) {
       size_t k = static_cast<size_t>(md * p_.nd + d);
-      digits.emplace_back(digit[d], 0, p_.dMod[d], t_.dMin[k], t_.dMax[k]);
+      if (t_.dMoves[k]) digits[static_cast<size_t>(d)] = Window(digit[d], 0, p_.dMod[d], t_.dMin[k], t_.dMax[k]);
     }
     const int64_t topc = t_.top[static_cast<size_t>(md)];
-    out.accessed.assign(static_cast<size_t>(t_.maxrun), false);
-    out.high.assign(static_cast<size_t>(t_.maxrun), false);
+    std::fill(out.accessed.begin(), out.accessed.end(), false);
+    std::fill(out.high.begin(), out.high.end(), false);
     bool stop = false, stop1 = false, stop2 = false, stopm = false;
     for (int64_t e = 0; e < t_.maxrun; ++e) {
       bool me = false;
@@ -314,7 +343,9 @@ class Agen {
   const AgenParams& p_;
   Tables t_;
   int64_t eb_;
-  std::vector<int64_t> ctr_, digit_;
+  std::vector<int64_t> ctr_, digit_, value_, mval_;  // scratch of current(), sized once
+  std::vector<Window> masks_, digits_;
+  Run run_;
   int64_t mode_ = 0;
   bool fin_ = false;
 };
@@ -383,14 +414,17 @@ AgenParams agenParams(const AddrGen& g) {
 
 int64_t perCycle(int64_t lanes, int elementBytes) { return std::min<int64_t>(lanes, kLineBytes / elementBytes); }
 
-AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
-  AgenParams p = agenParams(g);
-  Agen a(p, perCycle(lanes, elementBytes), elementBytes);
+namespace {
+
+/// ss_read's runs and lines (see readAccess), from the agen's state to its end or, with
+/// `prefix` > 0, to the end of the current iteration of counters 0 .. prefix - 1.
+AccessCount readWalk(Agen& a, int64_t prefix, int64_t lanes) {
   AccessCount c;
   int64_t filled = 0, last = 0;
   bool any = false;
-  while (!a.finished()) {
-    Agen::Run run = a.current();
+  const int64_t start = a.outerIndex(prefix);
+  while (!a.finished() && a.outerIndex(prefix) == start) {
+    const Agen::Run& run = a.current();
     const int64_t room = lanes - filled;
     const int64_t n = std::min(run.run2, room);
     bool low = false, high = false;  // some accessed element lies in L, in L + 1
@@ -413,15 +447,15 @@ AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   return c;
 }
 
-AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
-  AgenParams p = agenParams(g);
-  Agen a(p, perCycle(lanes, elementBytes), elementBytes);
+/// ss_write's runs and lines (see writeAccess), as readWalk.
+AccessCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
   AccessCount c;
   int64_t left = 0, line = 0;
   bool buffered = false;
-  while (!a.finished()) {
+  const int64_t start = a.outerIndex(prefix);
+  while (!a.finished() && a.outerIndex(prefix) == start) {
     if (left == 0) left = lanes;
-    Agen::Run run = a.current();
+    const Agen::Run& run = a.current();
     const int64_t n = std::min(run.masked ? run.runm : run.run, left);
     if (!run.masked) {
       if (buffered && line != run.line) ++c.lines;
@@ -434,6 +468,52 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   }
   if (buffered) ++c.lines;
   return c;
+}
+
+// Walks of more elements than this are sampled: whole iterations of the outer counters at
+// kSamples evenly spread outer indices, scaled to all of them. The extractor's oracle asks
+// for every tiling of full-size layers (TinyYolo's 416 x 416 input: 4.7 M elements per
+// read), where walking every run took minutes of a compile; the sample is within about a
+// percent there, and every design the tests simulate is below the limit, so counted exactly.
+constexpr int64_t kExactElements = int64_t{1} << 21;
+constexpr int64_t kSamples = 64;
+
+/// `walk(agen, prefix)` counts from the agen's state to its end (prefix 0) or to the end of
+/// the current iteration of counters 0 .. prefix - 1.
+template <class Walk>
+AccessCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk) {
+  int64_t total = 1;
+  for (int64_t e : p.extents) total = std::min(total, int64_t{1} << 40) * e;  // no overflow
+  // The outer counters must lie above every counter a run moves (runs never cross their
+  // wrap), and an iteration of the inner ones must fill whole vectors.
+  const Tables& t = a.tables();
+  const int64_t lowestRun = std::min(p.nc - 1, t.top[2]);
+  int64_t prefix = 0, outer = 1;
+  if (total > kExactElements)
+    while (prefix < lowestRun && outer < 4 * kSamples) outer *= p.extents[static_cast<size_t>(prefix++)];
+  if (outer < 4 * kSamples || (total / outer) % lanes != 0) return walk(a, 0);
+  AccessCount sum;
+  for (int64_t k = 0; k < kSamples; ++k) {
+    a.jumpTo((2 * k + 1) * outer / (2 * kSamples), prefix);
+    AccessCount c = walk(a, prefix);
+    sum.runs += c.runs;
+    sum.lines += c.lines;
+  }
+  return {(sum.runs * outer + kSamples / 2) / kSamples, (sum.lines * outer + kSamples / 2) / kSamples};
+}
+
+}  // namespace
+
+AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
+  AgenParams p = agenParams(g);
+  Agen agen(p, perCycle(lanes, elementBytes), elementBytes);
+  return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes); });
+}
+
+AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
+  AgenParams p = agenParams(g);
+  Agen agen(p, perCycle(lanes, elementBytes), elementBytes);
+  return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); });
 }
 
 }  // namespace skeleshare::lower

@@ -10,19 +10,16 @@
 #include <gtest/gtest.h>
 
 #include "../lower/test_util.h"
-#include "skeleshare/cost/cost_model.h"
+#include "skeleshare/driver/driver.h"
+#include "skeleshare/lower/timing.h"
 #include "vhdl_test_util.h"
 
 namespace skeleshare::vhdl::test {
 namespace {
 
-/// The cost model's cycles for a module as written (as `skeleshare sim --as-written`
-/// predicts them): its outputs one after another.
-int64_t predictedCycles(const ir::Module& m) {
-  cost::CostModel model(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
-  int64_t cycles = 0;
-  for (const auto& out : m.outputs) cycles += cost::designCost(model, out.term).total(cost::kTime);
-  return cycles;
+const cost::Device& device() {
+  static const cost::Device d = cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR);
+  return d;
 }
 
 /// Simulated cycles over predicted, as recorded (seed 5 inputs, memory seed 3, 25% wait
@@ -30,10 +27,10 @@ int64_t predictedCycles(const ir::Module& m) {
 /// slower or faster (record the new ratio), as in tests/tools/cli_sim_test.cpp.
 const std::map<std::string, double>& recordedRatios() {
   static const std::map<std::string, double> r{
-      {"stencil4_small", 169.0 / 32},          {"stencil4_small_q", 348.0 / 128},
-      {"self_attention_small", 184.0 / 24},    {"self_attention_small_q", 429.0 / 96},
-      {"vgg_cifar_small", 48677.0 / 3045},     {"vgg_cifar_small_q", 48648.0 / 8084},
-      {"tinyyolo_v2_full_small", 205530.0 / 5688},
+      {"stencil4_small", 127.0 / 116},         {"stencil4_small_q", 220.0 / 208},
+      {"self_attention_small", 155.0 / 145},   {"self_attention_small_q", 273.0 / 260},
+      {"vgg_cifar_small", 15316.0 / 15474},    {"vgg_cifar_small_q", 15784.0 / 16002},
+      {"tinyyolo_v2_full_small", 37508.0 / 38619},
   };
   return r;
 }
@@ -41,7 +38,7 @@ const std::map<std::string, double>& recordedRatios() {
 void simulateBenchmark(const std::string& file, bool quarter) {
   auto m = test_support::loadDsl(benchPath(file));
   if (quarter) lower::test::rewriteModuleP(m, [](int64_t p, int64_t) { return (p + 3) / 4; });
-  lower::Program prog = lower::lowerModule(m.module, *m.ctx);
+  lower::Program prog = lower::lowerModule(m.module, *m.ctx, lower::lowerOptions(device()));
   auto inputs = ir::randomInputs(m.module, 5);
   auto want = ir::evaluateModule(m.module, *m.ctx, inputs);
   std::string name = file.substr(0, file.find('.')) + (quarter ? "_q" : "");
@@ -49,7 +46,8 @@ void simulateBenchmark(const std::string& file, bool quarter) {
   ASSERT_TRUE(s.sim.ok) << s.sim.error << "\n" << s.sim.log;
   auto bad = firstMismatch(want, s.sim.outputs);
   EXPECT_FALSE(bad.has_value()) << bad->describe();
-  int64_t predicted = predictedCycles(m.module);
+  // The cost model's cycles for the module as written (as `skeleshare sim --as-written`).
+  int64_t predicted = driver::predictAsWritten(m.module, device()).cycles;
   ASSERT_GT(predicted, 0);
   double ratio = static_cast<double>(s.sim.cycles) / static_cast<double>(predicted);
   std::cerr << name << ": " << s.sim.cycles << " simulated cycles, " << predicted << " predicted (ratio " << ratio
@@ -59,6 +57,11 @@ void simulateBenchmark(const std::string& file, bool quarter) {
                                         << predicted;
   EXPECT_LE(ratio, it->second * 1.10) << name << ": slower than recorded (" << it->second << ")";
   EXPECT_GE(ratio, it->second * 0.90) << name << ": faster than recorded (" << it->second << "): record the new ratio";
+  // One cycle model (issue #17): within 15% of the prediction and of lowering's estimate.
+  int64_t estimated = lower::estimateCycles(prog, lower::lowerOptions(device()).memory).total;
+  EXPECT_NEAR(ratio, 1.0, 0.15) << name << ": " << predicted << " predicted";
+  EXPECT_NEAR(static_cast<double>(s.sim.cycles) / static_cast<double>(estimated), 1.0, 0.15)
+      << name << ": " << estimated << " estimated";
 }
 
 std::string testName(const ::testing::TestParamInfo<const char*>& info) {

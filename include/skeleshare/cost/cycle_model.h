@@ -1,5 +1,5 @@
 #pragma once
-// The cycle model of the generated hardware (docs/cost-model.md, "Cycle model"). One
+// The cycle model of the generated hardware (docs/cost-model.md, "The hardware's cycles"). One
 // formula gives the cycles of a unit; the extractor feeds it quantities derived from the
 // skeletons' shapes (cost_model.cpp), the lowering the same quantities counted on the
 // lowered program (lower/timing.h), and simulation confirms both.
@@ -16,7 +16,7 @@
 //   cycles = max(busiest, port, 5/8 * (busiest + port)) + depth + latency
 //
 // The last term is the linear upper envelope of the 3-norm of (busiest, port), which fits
-// the units of VGG-small as simulated (docs/cost-model.md, "Cycle model"); it stays a
+// the units of VGG-small as simulated (docs/cost-model.md, "The hardware's cycles"); it stays a
 // maximum of affine terms so that the extractor can encode it exactly.
 //
 // Units run one after another, `kUnitSwitch` cycles apart (the sequencer's handover).
