@@ -26,13 +26,16 @@ using detail::shellQuote;
 constexpr const char* kVerilatorFlags =
     "--cc --exe --default-language 1364-2005 -O3 --x-assign fast --x-initial fast --prefix Vdut -Wno-fatal "
     "-Wno-lint -Wno-style -Wno-COMBDLY -Wno-INITIALDLY";
-// How the model's C++ is compiled. Long simulations: the hot code (OPT_FAST) at -O1, each
-// of Verilator's files on its own, in parallel. Short ones (tests): everything at -O0 and
-// Verilator's files as one translation unit (VM_PARALLEL_BUILDS=0), which parses its
-// headers once: measured on stencil4_small, 26 s of CPU instead of 50 s.
-const char* compilerFlags(bool optimize) {
-  return optimize ? "OPT_FAST=-O1" : "OPT_FAST=-O0 OPT_GLOBAL=-O0 VM_PARALLEL_BUILDS=0";
-}
+// How the model's C++ is compiled. Long simulations: the hot code (OPT_FAST) at -O1.
+// Short ones (tests): everything at -O0.
+const char* compilerFlags(bool optimize) { return optimize ? "OPT_FAST=-O1" : "OPT_FAST=-O0 OPT_GLOBAL=-O0"; }
+// A short simulation's model from at most this much Verilog is compiled as one translation
+// unit (VM_PARALLEL_BUILDS=0), which parses Verilator's headers once instead of once per
+// file: the small stencil's C++ (13 MB of Verilog) took 26 s of CPU instead of 50 s. A
+// larger model is compiled file by file, in parallel, as one unit would be compiled
+// serially and need the memory of all of them at once. The model is the same either way,
+// so the cache key does not name the choice.
+constexpr int64_t kOneUnitMaxVerilogBytes = 32'000'000;
 // Part of every cache key: a change of the netlist fix-ups or of how the model is built
 // must not reuse models built before it.
 constexpr const char* kModelVersion = "skeleshare-verilator-model-2";
@@ -181,9 +184,11 @@ VerilatorModel buildVerilatorModel(const EmittedDesign& design, const TestbenchF
     if (!h) throw std::runtime_error("cannot write '" + (workDir / tb.harness.name).string() + "'");
   }
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::string flags = compilerFlags(optimize);
+  if (!optimize && m.verilogBytes <= kOneUnitMaxVerilogBytes) flags += " VM_PARALLEL_BUILDS=0";
   say(fmt::format("verilator: ghdl synth {:.1f} s, {:.1f} MB of Verilog; compiling the model (verilator, then the C++ "
                   "compiler with {} jobs, {})",
-                  m.synthSeconds, static_cast<double>(m.verilogBytes) / 1e6, jobs, compilerFlags(optimize)));
+                  m.synthSeconds, static_cast<double>(m.verilogBytes) / 1e6, jobs, flags));
   t0 = std::chrono::steady_clock::now();
   // Verilator, then make in a second step: Verilator's --build would keep its own
   // process (14 GB for full VGG-CIFAR) alive while the C++ compiler runs.
@@ -195,7 +200,7 @@ VerilatorModel buildVerilatorModel(const EmittedDesign& design, const TestbenchF
   if (built) {
     say(fmt::format("verilator: Verilog to C++ in {:.1f} s; compiling the C++", m.verilateSeconds));
     built = detail::runLogged(fmt::format("cd {} && make -j {} -f Vdut.mk {} Vdut", shellQuote((workDir / "obj").string()), jobs,
-                                          compilerFlags(optimize)),
+                                          flags),
                               log);
   }
   m.compileSeconds = secondsSince(t0);
