@@ -1,6 +1,6 @@
 // A small attention head: S = 16 tokens, D = 16 (the self-attention benchmark's integer
 // ReLU attention at a quarter of its size). One of the shapes the cycle model is checked
-// on (docs/hardware.md, "Cycle model").
+// on (docs/hardware.md, "Measured").
 // MACs: 3 * 16*16*16 (projections) + 16*16*16 (scores) + 16*16*16 (A V) = 20,480.
 
 input  x    : i8[16][16];

@@ -1,6 +1,6 @@
 // A conv chain: three 3x3 "same" convolutions with ReLU and one 2x2 pool on a 16x16x8
 // feature map, channel counts 8 -> 16 -> 16 -> 32 (a VGG block). One of the shapes the
-// cycle model is checked on (docs/hardware.md, "Cycle model").
+// cycle model is checked on (docs/hardware.md, "Measured").
 // MACs: 16*16*9*8*16 + 16*16*9*16*16 + 8*8*9*16*32 = 294,912 + 589,824 + 294,912 = 1,179,648.
 
 input  x  : i8[16][16][8];

@@ -1,6 +1,6 @@
 // An image filter pair: a 3x3 smoothing filter, then a 3x3 sharpening filter, on a
 // 32x32 single-channel image ("same" padding, requantised to i8). One of the shapes the
-// cycle model is checked on (docs/hardware.md, "Cycle model").
+// cycle model is checked on (docs/hardware.md, "Measured").
 // MACs: 32*32*9 + 32*32*9 = 18,432.
 
 input  image  : i8[32][32][1];

@@ -1,5 +1,5 @@
 // A multi-layer perceptron: 256 -> 128 -> 64 -> 10 fully connected layers with ReLU. One
-// of the shapes the cycle model is checked on (docs/hardware.md, "Cycle model").
+// of the shapes the cycle model is checked on (docs/hardware.md, "Measured").
 // MACs: 256*128 + 128*64 + 64*10 = 32,768 + 8,192 + 640 = 41,600.
 
 input  x  : i8[256];

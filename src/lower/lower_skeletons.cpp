@@ -45,7 +45,7 @@ std::vector<size_t> identityOrder(size_t n) {
 // (b is replayed per group: a block of S chunks; a is replayed over the positions: the
 // whole matrix) or right inside the context loops a depends on (a is replayed over the
 // others: a block of S chunks per group; b over the groups: every position's chunks):
-// whichever needs fewer on-chip bits. Either way each operand crosses the memory port once
+// whichever replays more of them, then whichever needs fewer on-chip bits. Either way each operand crosses the memory port once
 // per call when its blocks fit.
 Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std::string& name) {
   requireCtx(a, b, "ParallelDot");

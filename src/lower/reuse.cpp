@@ -1,6 +1,6 @@
 // Reads that repeat themselves (docs/lowering.md, "Reuse"). A Read whose address does not
-// depend on a counter reads the same elements for every value of it: the outermost vector
-// counters it does not depend on become a Broadcast (wires: one lane read, copied), and
+// depend on a counter reads the same elements for every value of it: the vector counters
+// it does not depend on become a Broadcast (wires: one lane read, copied), and
 // runs of adjacent stream counters it does not depend on become a Repeat, a replay buffer
 // on chip that holds the block read inside them and plays it again, when the block fits
 // the on-chip budget. The data then crosses the memory port once instead of once per

@@ -1,4 +1,4 @@
-// The cycle model applied to lowered units (docs/cost-model.md, "Cycle model"): what each
+// The cycle model applied to lowered units (docs/cost-model.md, "The hardware's cycles"): what each
 // node keeps busy, and how deep the pipeline is. Every template takes one transfer per
 // cycle and registers its output; a Read or Write takes one run per cycle; a Repeat takes
 // the next block while it plays the current one (two banks).

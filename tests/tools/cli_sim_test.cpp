@@ -166,18 +166,14 @@ std::string budgetName(const ::testing::TestParamInfo<BudgetPair>& info) {
 
 INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(BudgetPair{"stencil4_small.dsl", "1518", "8", {}, {127.0 / 116, 156.0 / 144}}),
                          budgetName);
-// VGG: one ParallelConv unit called 13 times, 232 and 196 DSP multipliers, about 30 000
-// simulated cycles, 40 s of GHDL each: the same in every build type, so the Sanitize run
-// skips them (`ctest -E HeavySim`, .ci/dev).
+// VGG: one ParallelConv unit called 13 times, 232 and 196 DSP multipliers; TinyYolo: one
+// convolution unit per layer (--max-conv-units 16; an effort of 30M, about 10 s of
+// extraction). 23 000 - 39 000 simulated cycles, 20-60 s of GHDL each: the same in every
+// build type, so the Sanitize run skips them (`ctest -E HeavySim`, .ci/dev).
 const BudgetPair kVggPair{"vgg_cifar_small.dsl", "512", "256", {}, {30072.0 / 26817, 23373.0 / 26817}};
-INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(kVggPair), budgetName);
-// TinyYolo: one convolution unit per layer (--max-conv-units 16; an effort of 30M, about
-// 10 s of extraction). 140 s for the pair, so on demand only:
-// `build/tests/test_tools --gtest_also_run_disabled_tests --gtest_filter='DISABLED_HeavySim/*'`
-// (tinyyolo_v2_full_small's as-written simulation in tests/vhdl covers TinyYolo's layers).
 const BudgetPair kYoloPair{"tinyyolo_v2_small.dsl", "1024", "512", {"--max-conv-units", "16", "--effort", "30000000"},
                            {34852.0 / 35679, 38719.0 / 43605}};
-INSTANTIATE_TEST_SUITE_P(DISABLED_HeavySim, CliSimBudgets, ::testing::Values(kYoloPair), budgetName);
+INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(kVggPair, kYoloPair), budgetName);
 
 BudgetPair inBoth(BudgetPair p) {
   p.simulator = "both";

@@ -2,9 +2,10 @@
 // Resource rules of the mid-level IR (docs/lowering.md, "Resource rules"); the cycle
 // estimate is timing.h.
 //
-// DSPs are exact: a DSP multiplier (Mul[1]) is one DSP per vector lane, nothing else uses
-// DSPs, so a ParallelDot[P] template over N-element rows has P * min(N, 64) DSPs, the cost
-// model's number. On-chip memory bits are exact for on-chip buffers and Repeat buffers.
+// DSPs are exact: a DSP multiplier (Mul[1, k]) has one lane per vector element and k
+// products to a DSP block (the device's dsp_modes), nothing else uses DSPs, so a
+// ParallelDot[P] template over N-element rows has ceil(P * min(N, 64) / k) blocks, the
+// cost model's number. On-chip memory bits are exact for on-chip buffers and Repeat buffers.
 // Logic is an estimate in LUT-sized units (documented per primitive in resources.cpp).
 
 #include <cstdint>
