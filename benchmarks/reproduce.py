@@ -39,7 +39,7 @@ from fig12_scaling import truncated  # noqa: E402  (the same VGG slices as Fig. 
 # queries, so the whole table takes a few minutes.
 QUICK_EFFORT = 10_000_000
 # --quick simulates only rows whose design is predicted to take at most this many cycles
-# (the full designs of VGG and TinyYolo take minutes to hours even in Verilator); the full
+# (the full designs of VGG and TinyYolo take long in either simulator); the full
 # run simulates every design (`sim --simulator auto`, GHDL; --simulator verilator to choose).
 QUICK_SIM_MAX_CYCLES = 200_000
 # GOPS at the paper's clock: MACs * 2 operations / (cycles / 200 MHz).

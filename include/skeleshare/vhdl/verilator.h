@@ -22,13 +22,11 @@ const char* simulatorName(Simulator s);
 /// True when `verilator` can be run.
 bool verilatorAvailable();
 
-/// "auto": GHDL. Measured on every benchmark (docs/hardware.md, "Verilator"), one run in
-/// GHDL is faster than building and running a Verilator model: the small designs simulate
-/// in seconds while their models take 1-2 minutes to build; VGG-small's model runs 4.6x
-/// faster per cycle than GHDL llvm but takes 35 minutes to build for a 90,826-cycle run;
-/// full VGG-CIFAR's model (53 minutes to build) runs about 18x slower per cycle than GHDL
-/// mcode (GHDL's netlist writes its wide vectors as concatenations of thousands of
-/// operands, which the model evaluates nested, copying the vector at every level). "ghdl" and "verilator" as named. Throws
+/// "auto": GHDL. On every design measured (docs/hardware.md, "Verilator"), one run in GHDL
+/// ends before a Verilator model is built: the small designs simulate in seconds while
+/// their models take about a minute to build; an -O1 model of the full stencil runs 7-10x
+/// faster per cycle than GHDL llvm but takes about 2.5 minutes to build, which pays off
+/// only from several hundred thousand cycles. "ghdl" and "verilator" as named. Throws
 /// std::invalid_argument on another name and std::runtime_error naming the Debian package
 /// when the simulator asked for is not installed.
 Simulator chooseSimulator(const std::string& name);
