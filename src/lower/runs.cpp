@@ -357,6 +357,8 @@ AgenParams agenParams(const AddrGen& g) {
   const size_t nc = std::max<size_t>(1, g.counters.size());
   for (const auto& c : g.counters) p.extents.push_back(c.extent);
   if (p.extents.empty()) p.extents.push_back(1);
+  size_t digit = 0;          // the digit's index in the AddrGen (coords and masks)
+  std::vector<size_t> keep;  // the AddrGen's digits that are generics, in order
   for (size_t gi = 0; gi < g.groups.size(); ++gi) {
     const auto& gr = g.groups[gi];
     p.gOffset.push_back(gr.value.offset);
@@ -364,7 +366,17 @@ AgenParams agenParams(const AddrGen& g) {
     p.gCoef.insert(p.gCoef.end(), coef.begin(), coef.end());
     int64_t inner = 1;
     for (size_t i = 1; i < gr.radices.size(); ++i) inner *= gr.radices[i];
-    for (size_t i = 0; i < gr.radices.size(); ++i) {
+    for (size_t i = 0; i < gr.radices.size(); ++i, ++digit) {
+      // A digit of radix 1 below the top (a window's single channel, 3x3x1) is always 0:
+      // it is left out (its coordinate and mask terms vanish). Kept, it would be a second
+      // digit with divisor 1 in its group beside the real lowest digit, and the runs
+      // (ss_pkg: run_digit_delta, aligned_group; ss_agen) take the last divisor-1 digit's
+      // radix as the group's: radix 1 made every element of a run the run's first one.
+      if (i > 0 && gr.radices[i] == 1) {
+        if (i + 1 < gr.radices.size()) inner /= gr.radices[i + 1];
+        continue;
+      }
+      keep.push_back(digit);
       p.dGroup.push_back(static_cast<int64_t>(gi));
       p.dDiv.push_back(inner);
       p.dMod.push_back(i == 0 ? 0 : gr.radices[i]);
@@ -384,8 +396,9 @@ AgenParams agenParams(const AddrGen& g) {
   for (size_t s = 0; s < g.coords.size(); ++s) {
     p.space.push_back(g.space[s]);
     p.cOffset.push_back(g.coords[s].offset);
-    auto coef = padded(g.coords[s].coef, nd);
-    p.cCoef.insert(p.cCoef.end(), coef.begin(), coef.end());
+    auto coef = padded(g.coords[s].coef, digit);
+    for (size_t k : keep) p.cCoef.push_back(coef[k]);
+    if (keep.empty()) p.cCoef.push_back(0);  // the spare digit
   }
   if (p.space.empty()) {
     p.space.push_back(1);
@@ -394,8 +407,9 @@ AgenParams agenParams(const AddrGen& g) {
   }
   for (const auto& m : g.masks) {
     p.mOffset.push_back(m.expr.offset);
-    auto coef = padded(m.expr.coef, nd);
-    p.mCoef.insert(p.mCoef.end(), coef.begin(), coef.end());
+    auto coef = padded(m.expr.coef, digit);
+    for (size_t k : keep) p.mCoef.push_back(coef[k]);
+    if (keep.empty()) p.mCoef.push_back(0);
     p.mLo.push_back(m.lo);
     p.mHi.push_back(m.hi);
     p.mFill.push_back(m.fill);

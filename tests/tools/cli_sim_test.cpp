@@ -86,6 +86,21 @@ TEST(CliSim, StencilAsWrittenPassesAndWritesTheDesign) {
   EXPECT_NE(readFile(dir / "out" / "stencil4_small_memory_map.h").find("STENCIL4_SMALL_IMAGE_BASE"), std::string::npos);
 }
 
+// A single-channel image's 3x3 window is flattened as 3x3x1: the channel digit has radix
+// 1 and divisor 1, like the window column's digit. Its address generator took that radix
+// as its group's, so every run repeated its first element (filter_pair's MISMATCH); the
+// digit is now left out of the generics (lower::agenParams).
+TEST(CliSim, SingleChannelWindowPassesBitExact) {
+  auto dir = scratchDir();
+  auto r = runTool({"sim", sourcePath("tests/tools/programs/single_channel_conv.dsl").string(), "--as-written",
+                    "--seed", "3", "--json", "-q", "-o", (dir / "out").string()},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "PASS") << r.out;
+  expectPinnedRatio(j, 86.0 / 84, "single_channel_conv as written");
+}
+
 TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
   // Self-attention: the dot products are bound by their operands' memory traffic, so even
   // 400 DSPs give one shared instance of 64 multipliers (32 blocks, two i8 products each)
