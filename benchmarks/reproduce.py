@@ -12,7 +12,10 @@ invented. See docs/reproducing.md.
 
 usage: benchmarks/reproduce.py [--quick] [--skip-hw] [--synth] [--no-figures] [--out DIR]
                                [--skeleshare PATH] [--effort N] [--timeout S]
-                               [--only ID,ID...]
+                               [--simulator auto|ghdl|verilator] [--only ID,ID...]
+Every design is simulated (`skeleshare sim`, bit-exact against the interpreter), and its
+simulated cycles give the "GOPS ours (simulated)" column beside the predicted and the
+paper's; --quick skips designs predicted to take more than 200,000 cycles.
 Writes OUT/table3.md, OUT/table3.json, OUT/fig12.csv/.png, OUT/fig13.csv/.png
 (OUT defaults to results/). Needs only the standard library; the PNGs need matplotlib
 (/usr/bin/python3 with python3-matplotlib) and are skipped with a note without it.
@@ -35,9 +38,12 @@ from fig12_scaling import truncated  # noqa: E402  (the same VGG slices as Fig. 
 # core per experiment): enough for the greedy design of every benchmark and a few solver
 # queries, so the whole table takes a few minutes.
 QUICK_EFFORT = 10_000_000
-# Rows whose design is predicted to take more cycles than this are not simulated: GHDL
-# simulates a few thousand cycles of a large design per second at best.
-DEFAULT_SIM_MAX_CYCLES = 200_000
+# --quick simulates only rows whose design is predicted to take at most this many cycles
+# (the full designs of VGG and TinyYolo take long in either simulator); the full
+# run simulates every design (`sim --simulator auto`, GHDL; --simulator verilator to choose).
+QUICK_SIM_MAX_CYCLES = 200_000
+# GOPS at the paper's clock: MACs * 2 operations / (cycles / 200 MHz).
+CLOCK_GHZ = 0.2
 
 # Table III of the paper (Arria 10 GX1150, measured on the board), copied from
 # shared/reference/benchmarks.md ("Table III of the paper"), which copies the paper's
@@ -205,7 +211,8 @@ class Tool:
         the mode that finishes on full designs); it adds "synth" to DIR/report.json. Returns
         the new report, or None and why not."""
         cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "synth.py"), out_dir, "--per-module",
-               "--lut-mapper", "abc", "--jobs", str(jobs), "--yosys-timeout", f"{timeout:g}"]
+               "--lut-mapper", "abc", "--jobs", str(jobs), "--yosys-timeout", f"{timeout:g}",
+               "--skeleshare", self.path]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             return None, f"synth.py exited {r.returncode}: {r.stderr.strip()[-300:]}"
@@ -215,12 +222,14 @@ class Tool:
         except (OSError, ValueError) as e:
             return None, f"synth.py wrote no report: {e}"
 
-    def simulate(self, design_ir, out_dir, timeout):
+    def simulate(self, design_ir, out_dir, timeout, simulator):
         """`skeleshare sim` of an extracted design, lowered as written; a dict or None."""
         if not self.has_sim or "--as-written" not in self.sim_help:
             return {"skipped": "this skeleshare has no `sim --as-written`"}
         cmd = [self.path, "sim", design_ir, "--as-written", "--json", "--quiet", "-o", out_dir,
                "--rules", self.rules]
+        if "--simulator" in self.sim_help:
+            cmd += ["--simulator", simulator]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -319,11 +328,11 @@ def run_experiments(args, tool, exps, limits):
                 res["note"] = "; ".join(x for x in (note, why) if x)
         if not args.skip_hw and report and report.get("status") == "ok":
             cycles = report.get("predicted_cycles") or 0
-            if cycles > args.sim_max_cycles:
+            if args.sim_max_cycles is not None and cycles > args.sim_max_cycles:
                 res["sim"] = {"skipped": f"predicted {cycles} cycles > --sim-max-cycles {args.sim_max_cycles}"}
             else:
                 res["sim"] = tool.simulate(os.path.join(out_dir, "design.ir"), os.path.join(out_dir, "sim"),
-                                           args.sim_timeout)
+                                           args.sim_timeout, args.simulator)
         results[exp["id"]] = res
         by_id[exp["id"]] = res
         r = report or {}
@@ -378,6 +387,8 @@ def row_record(res, device_dsps):
         "synth_ram": hw["synth"]["ram"] if hw["synth"] else None,
         "synth_dsp": hw["synth"]["dsp"] if hw["synth"] else None,
         "simulated_cycles": sim.get("simulated_cycles") if sim.get("result") == "PASS" else None,
+        "simulated_gops": (r["macs"] * 2 * CLOCK_GHZ / sim["simulated_cycles"]
+                           if sim.get("result") == "PASS" and r.get("macs") and sim.get("simulated_cycles") else None),
         "simulation": sim or None,
         "lowering": lowered or None,
         "paper": PAPER[exp["id"]],
@@ -400,10 +411,12 @@ def markdown(rows, meta):
            f"{meta['total_seconds']:.0f} s" +
            (f" ({meta['reused_runs']} runs reused from an earlier run; all compiles together "
             f"{meta['compile_seconds_total']:.0f} s)" if meta["reused_runs"] else "") + ".", "",
-           "Ours: the cost model's prediction at 200 MHz (no board). Paper: measured on the Arria 10 "
-           "GX1150. DSP % of 1,518.", "",
+           "GOPS ours (simulated): MACs * 2 / the RTL simulation's cycles at 200 MHz (`skeleshare sim`, "
+           "bit-exact, 25% memory wait states; n/a: not simulated, see the messages). GOPS ours (predicted): "
+           "the cost model's prediction at 200 MHz (no board). Paper: measured on the Arria 10 GX1150. "
+           "DSP % of 1,518.", "",
            "| # | experiment | ours | paper | DSPs (ours) | DSP % ours / paper | predicted cycles | "
-           "GOPS ours / paper | optimal | e-nodes | compile s |",
+           "GOPS ours (simulated) / ours (predicted) / paper | optimal | e-nodes | compile s |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
         p = x["paper"]
@@ -416,7 +429,8 @@ def markdown(rows, meta):
         ours_pct = "n/a" if x["dsp_percent"] is None else f"{x['dsp_percent']:.1f}%"
         out.append(f"| {x['id']} | {x['experiment']} | {x['result']} | {p['outcome']} | {fmt_int(x['dsp_used'])} | "
                    f"{ours_pct} / {pd} | {fmt_int(x['predicted_cycles'])} | "
-                   f"{fmt_num(x['predicted_gops'])} / {pg} | {opt} | {fmt_int(x['enodes'])} | "
+                   f"{fmt_num(x['simulated_gops'], 2)} / {fmt_num(x['predicted_gops'])} / {pg} | {opt} | "
+                   f"{fmt_int(x['enodes'])} | "
                    f"{fmt_num(x['compile_seconds'])} |")
     out += ["", "## Hardware columns", "",
             "Lowered design and open-source estimates (n/a: not provided by this build or not run; "
@@ -443,7 +457,8 @@ def markdown(rows, meta):
         if sim.get("skipped"):
             msg += f"; not simulated: {sim['skipped']}"
         elif sim.get("result"):
-            msg += f"; GHDL simulation: {sim['result']}" + (" (outputs bit-exact)" if sim["result"] == "PASS" else "")
+            msg += (f"; {sim.get('simulator', 'GHDL')} simulation: {sim['result']}"
+                    + (" (outputs bit-exact)" if sim["result"] == "PASS" else ""))
         out.append(f"- {x['id']}: {msg}")
     out += ["", "Prior work in the paper's table (not run here):", ""]
     for x in rows:
@@ -586,9 +601,12 @@ def main():
     ap.add_argument("--effort", type=int, help="extraction effort of every compile (default: compile's own)")
     ap.add_argument("--timeout", type=float, help="extraction wall-clock limit of every compile (makes results load-dependent)")
     ap.add_argument("--skip-hw", action="store_true", help="no simulation (hardware columns come only from report.json)")
-    ap.add_argument("--sim-timeout", type=float, default=600.0, help="seconds per simulation (default 600)")
-    ap.add_argument("--sim-max-cycles", type=int, default=DEFAULT_SIM_MAX_CYCLES,
-                    help=f"simulate only designs predicted to take at most this many cycles (default {DEFAULT_SIM_MAX_CYCLES:,})")
+    ap.add_argument("--sim-timeout", type=float, help="seconds per simulation (default 600 with --quick, else 10800)")
+    ap.add_argument("--sim-max-cycles", type=int,
+                    help=f"simulate only designs predicted to take at most this many cycles (default: "
+                         f"{QUICK_SIM_MAX_CYCLES:,} with --quick, else every design)")
+    ap.add_argument("--simulator", choices=["auto", "ghdl", "verilator"], default="auto",
+                    help="`skeleshare sim --simulator` (default auto: GHDL, measured faster on every benchmark)")
     ap.add_argument("--synth", action="store_true",
                     help="synthesise every design with benchmarks/synth.py --per-module --lut-mapper abc "
                          "(Logic/RAM/DSP columns; hours for VGG and TinyYolo)")
@@ -601,6 +619,10 @@ def main():
                     help="reuse OUT/runs/*/report.json made with the same settings (by the same build!)")
     ap.add_argument("--only", help="comma-separated experiment ids (e.g. 1,10); default: all")
     args = ap.parse_args()
+    if args.sim_max_cycles is None and args.quick:
+        args.sim_max_cycles = QUICK_SIM_MAX_CYCLES
+    if args.sim_timeout is None:
+        args.sim_timeout = 600.0 if args.quick else 10800.0
     if not os.access(args.skeleshare, os.X_OK):
         sys.exit(f"reproduce.py: no skeleshare executable at {args.skeleshare} (build it, or give --skeleshare)")
     args.out = os.path.abspath(args.out)

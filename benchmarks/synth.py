@@ -9,8 +9,10 @@ DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the 
 in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsps").
 
 1. `ghdl synth --std=08 --out=verilog FILES... -e TOP` (GHDL 2.0 has no yosys plugin here,
-   so the netlist goes to yosys as Verilog): DIR/synth/TOP.v, with GHDL's string-literal
-   constants (wider than 32 bits, which Verilog reads as ASCII) rewritten as sized binary.
+   so the netlist goes to yosys as Verilog): DIR/synth/TOP.v, rewritten by
+   `skeleshare fix-verilog` (--skeleshare) so that yosys reads what GHDL meant: string-
+   literal constants (wider than 32 bits, which Verilog reads as ASCII) as sized binary,
+   when/else as ?:, arithmetic shifts (printed as >>) as >>>, self-assignments dropped.
 2. `yosys -p "read_verilog TOP.v; synth_intel_alm -family cyclone10gx -top TOP -noiopad; stat -json"`
    (no I/O buffers: they are not logic, and are not counted)
    (`--hierarchical`: `synth_intel_alm -noflatten` and `stat -json -top TOP`, the cells of
@@ -145,52 +147,19 @@ def run_tool(name, argv, cwd, stdout_path, log_path, timeout, progress_log=None)
     return seconds
 
 
-# GHDL 2.0's Verilog writer prints a constant wider than 32 bits that it compares or muxes
-# as a string literal, `$signed("0000...01111111")`. In Verilog a string is ASCII, eight
-# bits a character, so yosys reads 0x30/0x31 bytes: the saturation bounds of `ss_unop`
-# became constants far out of range, its output constant, and the flattened design lost
-# every multiplier feeding it (docs/hardware.md, "Synthesis and resources").
-GHDL_BIT_STRING = re.compile(r'"([01xzXZ]+)"')
-
-
-def sized_bit_literal(m):
-    """A string of bits as the sized binary literal GHDL meant.
-    >>> GHDL_BIT_STRING.sub(sized_bit_literal, 'a = $signed(b) < $signed("1110000000");')
-    "a = $signed(b) < $signed(10'b1110000000);"
-    """
-    return f"{len(m.group(1))}'b{m.group(1)}"
-
-
-# GHDL 2.0 also prints a selection between two values (ss_binop's max/min) as VHDL:
-# `  n1_o <= a when $signed(a) > $signed(b) else b;`, which yosys rejects.
-GHDL_WHEN_ELSE = re.compile(r"^(\s*)(\w+) <= (.+) when (.+) else (.+);$")
-
-
-def verilog_select(m):
-    """`x <= a when c else b;` as the continuous assignment GHDL meant.
-    >>> GHDL_WHEN_ELSE.sub(verilog_select, "  n1_o <= a when $signed(a) > $signed(b) else b;")
-    '  assign n1_o = ($signed(a) > $signed(b)) ? a : b;'
-    """
-    return f"{m.group(1)}assign {m.group(2)} = ({m.group(4)}) ? {m.group(3)} : {m.group(5)};"
-
-
-def fix_ghdl_verilog(path):
-    """Rewrites GHDL's bit-string literals and when/else selections in the netlist at path
-    (line by line: netlists reach gigabytes); comments are left alone. Returns how many of
-    each were rewritten: (literals, selections)."""
-    literals = selections = 0
-    tmp = path + ".tmp"
-    with open(path) as src, open(tmp, "w") as dst:
-        for line in src:
-            if '"' in line and not line.lstrip().startswith(("/*", "//")):
-                line, n = GHDL_BIT_STRING.subn(sized_bit_literal, line)
-                literals += n
-            if " when " in line and " else " in line:
-                line, n = GHDL_WHEN_ELSE.subn(verilog_select, line)
-                selections += n
-            dst.write(line)
-    os.replace(tmp, path)
-    return literals, selections
+def fix_ghdl_verilog(skeleshare, path):
+    """Rewrites GHDL 2.0's netlist at path in place with `skeleshare fix-verilog` (the one
+    implementation of the fix-ups, shared with the Verilator simulation path: wide
+    constants printed as strings, which Verilog reads as ASCII and which made yosys lose
+    every multiplier feeding ss_unop's saturation; when/else in VHDL syntax; arithmetic
+    shifts printed as logical ones; self-assignments). Returns its counts, a dict."""
+    try:
+        r = subprocess.run([skeleshare, "fix-verilog", "--json", path], capture_output=True, text=True)
+    except FileNotFoundError:
+        raise SynthError(f"skeleshare: not found ({skeleshare}); build it or pass --skeleshare")
+    if r.returncode != 0:
+        raise SynthError(f"skeleshare fix-verilog failed (exit {r.returncode}): {r.stderr.strip()}")
+    return json.loads(r.stdout)
 
 
 def count_cells(cells):
@@ -368,6 +337,8 @@ def main():
     ap.add_argument("dir", help="output directory of `skeleshare compile`")
     ap.add_argument("--device", help="device .json (default: rules/devices/<report.json device>.json)")
     ap.add_argument("--ghdl", default="ghdl")
+    ap.add_argument("--skeleshare", default=os.environ.get("SKELESHARE", os.path.join(REPO, "build", "src", "skeleshare")),
+                    help="the skeleshare executable, for `fix-verilog` (default: $SKELESHARE, else build/src/skeleshare)")
     ap.add_argument("--yosys", default="yosys")
     ap.add_argument("--ghdl-only", action="store_true", help="stop after `ghdl synth` (Verilog written, no yosys)")
     ap.add_argument("--ghdl-timeout", type=float, default=0, help="seconds; 0 = none")
@@ -417,12 +388,15 @@ def main():
     ghdl_s = run_tool("ghdl synth", [args.ghdl, "synth", "--std=08", "--out=verilog", *(f"-g{g}" for g in args.generics),
                                     *(os.path.relpath(p, work) for p in files), "-e", top], work, verilog,
                       os.path.join(work, "ghdl.log"), args.ghdl_timeout)
-    literals, selections = fix_ghdl_verilog(verilog)
+    fixed = fix_ghdl_verilog(args.skeleshare, verilog)
     synth = {"entity": top, "generics": args.generics, "tool": "ghdl synth --std=08 --out=verilog",
              "ghdl_seconds": round(ghdl_s, 1), "verilog_bytes": os.path.getsize(verilog),
-             "ghdl_string_literals_fixed": literals, "ghdl_when_else_fixed": selections}
+             "ghdl_string_literals_fixed": fixed["literals"], "ghdl_when_else_fixed": fixed["selections"],
+             "ghdl_signed_shifts_fixed": fixed["shifts"], "ghdl_self_assignments_removed": fixed["self_assignments"]}
     print(f"ghdl synth: {ghdl_s:.1f} s, {synth['verilog_bytes']} bytes of Verilog "
-          f"({literals} bit-string literals rewritten as sized binary, {selections} when/else lines as ?:)", flush=True)
+          f"({fixed['literals']} bit-string literals rewritten as sized binary, {fixed['selections']} when/else lines "
+          f"as ?:, {fixed['shifts']} signed shifts as >>>, {fixed['self_assignments']} self-assignments removed)",
+          flush=True)
 
     if not args.ghdl_only:
         flatten = "-noflatten" if args.hierarchical or args.per_module else ""

@@ -351,6 +351,7 @@ std::vector<std::pair<std::string, std::string>> outputFiles(const Compiled& c, 
     files.emplace_back("vhdl/" + c.hardware->design + "_quartus.tcl", vhdl::quartusScript(*c.hardware));
     vhdl::TestbenchFiles tb = vhdl::emitTestbench(*c.hardware, tdir);
     for (const auto& f : tb.files) files.emplace_back("vhdl/" + f.name, f.text);
+    files.emplace_back("vhdl/" + tb.harness.name, tb.harness.text);
     files.emplace_back(c.hardware->design + "_memory_map.h", vhdl::cHeader(c.hardware->map, c.hardware->design));
   }
   files.emplace_back("report.json", c.report.dump(2) + "\n");

@@ -1,33 +1,17 @@
 #include "skeleshare/vhdl/ghdl.h"
 
+#include "shell.h"
+
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace skeleshare::vhdl {
 namespace {
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-/// Runs `command` with its output appended to `logFile`; true on exit status 0.
-bool runLogged(const std::string& command, const std::filesystem::path& logFile) {
-  std::string full = "(" + command + ") >>" + quote(logFile.string()) + " 2>&1";
-  return std::system(full.c_str()) == 0;
-}
-
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using detail::runLogged;
+using detail::shellQuote;
+using detail::slurp;
 
 /// The shell words that run GHDL with `backend` (the wrapper reads GHDL_BACKEND).
 std::string ghdlWords(GhdlBackend backend) {
@@ -35,16 +19,16 @@ std::string ghdlWords(GhdlBackend backend) {
   return fmt::format("GHDL_BACKEND={} ghdl", ghdlBackendName(backend));
 }
 
-bool llvmInstalled() { return std::system("ghdl-llvm --version >/dev/null 2>&1") == 0; }
+bool llvmInstalled() { return detail::commandSucceeds("ghdl-llvm --version"); }
 
 GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::path& lib,
                    const std::vector<std::filesystem::path>& files, const std::filesystem::path& log,
                    GhdlBackend backend = GhdlBackend::Default) {
   GhdlResult r;
   std::filesystem::create_directories(lib);
-  std::string cmd = fmt::format("cd {} && {} -a --std=08 --workdir={}", quote(workDir.string()), ghdlWords(backend),
-                                quote(lib.string()));
-  for (const auto& f : files) cmd += " " + quote(std::filesystem::absolute(f).string());
+  std::string cmd = fmt::format("cd {} && {} -a --std=08 --workdir={}", shellQuote(workDir.string()), ghdlWords(backend),
+                                shellQuote(lib.string()));
+  for (const auto& f : files) cmd += " " + shellQuote(std::filesystem::absolute(f).string());
   r.ok = runLogged(cmd, log);
   if (!r.ok) r.failedStep = "analyse";
   return r;
@@ -52,7 +36,7 @@ GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::
 
 }  // namespace
 
-bool ghdlAvailable() { return std::system("ghdl --version >/dev/null 2>&1") == 0; }
+bool ghdlAvailable() { return detail::commandSucceeds("ghdl --version"); }
 
 const char* ghdlBackendName(GhdlBackend backend) {
   switch (backend) {
@@ -75,21 +59,21 @@ GhdlBackend chooseGhdlBackend(const std::string& name, int64_t estimatedCycles) 
 
 GhdlResult ghdlSimulate(const std::filesystem::path& workDir, const std::vector<std::filesystem::path>& files,
                         const std::string& entity, const std::vector<std::pair<std::string, std::string>>& generics,
-                        GhdlBackend backend) {
+                        GhdlBackend backend, const std::function<void(const std::string&)>& onLine) {
   std::filesystem::create_directories(workDir);
   auto log = workDir / "ghdl.log";
   std::filesystem::remove(log);
   auto lib = std::filesystem::absolute(workDir / "work");
   GhdlResult r = analyse(workDir, lib, files, log, backend);
-  std::string base = fmt::format("cd {} && {}", quote(workDir.string()), ghdlWords(backend));
-  if (r.ok && !runLogged(fmt::format("{} -e --std=08 --workdir={} {}", base, quote(lib.string()), entity), log)) {
+  std::string base = fmt::format("cd {} && {}", shellQuote(workDir.string()), ghdlWords(backend));
+  if (r.ok && !runLogged(fmt::format("{} -e --std=08 --workdir={} {}", base, shellQuote(lib.string()), entity), log)) {
     r.ok = false;
     r.failedStep = "elaborate";
   }
   if (r.ok) {
-    std::string cmd = fmt::format("{} -r --std=08 --workdir={} {}", base, quote(lib.string()), entity);
-    for (const auto& [name, value] : generics) cmd += " " + quote(fmt::format("-g{}={}", name, value));
-    if (!runLogged(cmd, log)) {
+    std::string cmd = fmt::format("{} -r --std=08 --workdir={} {}", base, shellQuote(lib.string()), entity);
+    for (const auto& [name, value] : generics) cmd += " " + shellQuote(fmt::format("-g{}={}", name, value));
+    if (!(onLine ? detail::runStreaming(cmd, log, onLine) : runLogged(cmd, log))) {
       r.ok = false;
       r.failedStep = "run";
     }
@@ -106,10 +90,10 @@ GhdlResult ghdlSynth(const std::filesystem::path& workDir, const std::vector<std
   auto lib = std::filesystem::absolute(workDir / "synth-work");
   GhdlResult r = analyse(workDir, lib, files, log);
   if (r.ok) {
-    std::string cmd = fmt::format("cd {} && ghdl synth --std=08 --workdir={}", quote(workDir.string()), quote(lib.string()));
+    std::string cmd = fmt::format("cd {} && ghdl synth --std=08 --workdir={}", shellQuote(workDir.string()), shellQuote(lib.string()));
     if (outFile.extension() == ".v") cmd += " --out=verilog";
     cmd += " " + top;
-    cmd += outFile.empty() ? " >/dev/null" : " >" + quote(std::filesystem::absolute(outFile).string());
+    cmd += outFile.empty() ? " >/dev/null" : " >" + shellQuote(std::filesystem::absolute(outFile).string());
     if (!runLogged(cmd, log)) {
       r.ok = false;
       r.failedStep = "synth";

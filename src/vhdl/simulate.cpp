@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "shell.h"
 #include "skeleshare/vhdl/ghdl.h"
 
 namespace skeleshare::vhdl {
@@ -16,12 +19,83 @@ void writeFile(const std::filesystem::path& p, const std::string& text) {
   if (!f) throw std::runtime_error("cannot write '" + p.string() + "'");
 }
 
-std::string readFile(const std::filesystem::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return {};
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+using detail::slurp;
+
+// Both testbenches print "progress <cycles>" this often.
+constexpr int64_t kProgressEvery = 5000;
+
+/// 1234567 -> "1,234,567".
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string duration(double seconds) {
+  auto s = static_cast<int64_t>(seconds + 0.5);
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min {} s", s / 60, s % 60);
+  return fmt::format("{} h {} min", s / 3600, s % 3600 / 60);
+}
+
+/// Turns the testbench's "progress <cycles>" lines into progress on stderr: cycles,
+/// cycles per second and the time left at the lowering's estimate, every two seconds.
+class ProgressMeter {
+ public:
+  explicit ProgressMeter(const SimOptions& o) : o_(o), start_(std::chrono::steady_clock::now()) {}
+
+  void operator()(const std::string& line) {
+    if (!o_.progress || line.rfind("progress ", 0) != 0) return;
+    char* end = nullptr;
+    int64_t cycles = std::strtoll(line.c_str() + 9, &end, 10);
+    if (end == line.c_str() + 9) return;
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (t < shown_ + 2.0) return;
+    shown_ = t;
+    double rate = static_cast<double>(cycles) / t;
+    std::string eta;
+    if (o_.estimatedCycles > cycles && rate > 0)
+      eta = fmt::format(", ETA {} at the estimated {} cycles", duration(static_cast<double>(o_.estimatedCycles - cycles) / rate),
+                        grouped(o_.estimatedCycles));
+    else if (o_.estimatedCycles > 0)
+      eta = fmt::format(", past the estimated {} cycles", grouped(o_.estimatedCycles));
+    o_.progress(fmt::format("{}: {} cycles, {} cycles/s{}", simulatorName(o_.simulator), grouped(cycles),
+                            grouped(static_cast<int64_t>(rate)), eta));
+  }
+
+ private:
+  const SimOptions& o_;
+  std::chrono::steady_clock::time_point start_;
+  double shown_ = 0;
+};
+
+/// Runs the Verilator model on the image in `simDir`; false when it failed (why: in r).
+bool runVerilator(const EmittedDesign& design, const TestbenchFiles& tb, const std::filesystem::path& vhdlDir,
+                  const std::filesystem::path& simDir, const SimOptions& o, SimResult& r) {
+  r.model = buildVerilatorModel(design, tb, vhdlDir, simDir / "verilator", o.verilatorCache,
+                                o.estimatedCycles >= kVerilatorOptimizeMinEstimatedCycles, o.progress);
+  if (!r.model.ok) {
+    r.error = r.model.error;
+    return false;
+  }
+  std::string cmd = fmt::format("cd {} && {} --image memory.hex --dump dump.txt --result result.txt --lines {}",
+                                detail::shellQuote(simDir.string()),
+                                detail::shellQuote(std::filesystem::absolute(r.model.executable).string()), design.map.lines());
+  for (auto [lo, hi] : tb.dumpLines) cmd += fmt::format(" --region {}:{}", lo, hi);
+  cmd += fmt::format(" --seed {} --stall-pct {} --max-cycles {} --progress-every {}", o.seed % 2147483646 + 1, o.stallPercent,
+                     o.maxCycles, kProgressEvery);
+  auto log = simDir / "verilator-run.log";
+  std::filesystem::remove(log);
+  ProgressMeter meter(o);
+  auto t0 = std::chrono::steady_clock::now();
+  bool ok = detail::runStreaming(cmd, log, [&](const std::string& line) { meter(line); });
+  r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.log = slurp(log);
+  if (!ok) r.error = fmt::format("the Verilator model failed to run the design (log: {})", log.string());
+  return ok;
 }
 
 }  // namespace
@@ -44,23 +118,38 @@ void writeTestbench(const TestbenchFiles& tb, const std::filesystem::path& dir) 
 SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const std::map<std::string, Tensor>& inputs,
                    const std::filesystem::path& vhdlDir, const std::filesystem::path& simDir, const SimOptions& o) {
   SimResult r;
+  r.simulator = o.simulator;
   std::filesystem::create_directories(simDir);
   writeFile(simDir / "memory.hex", memoryImage(design.map, inputs, o.seed));
   std::filesystem::remove(simDir / "dump.txt");
   std::filesystem::remove(simDir / "result.txt");
-  std::vector<std::filesystem::path> files;
-  for (const auto& f : design.files) files.push_back(vhdlDir / f.name);
-  for (const auto& f : tb.files) files.push_back(vhdlDir / f.name);
-  GhdlResult g = ghdlSimulate(simDir, files, tb.entity,
-                              {{"IMAGE", "memory.hex"},
-                               {"DUMP_FILE", "dump.txt"},
-                               {"RESULT_FILE", "result.txt"},
-                               {"SEED", std::to_string(o.seed % 2147483646 + 1)},
-                               {"STALL_PCT", std::to_string(o.stallPercent)},
-                               {"MAX_CYCLES", std::to_string(o.maxCycles)}},
-                              o.backend);
-  r.log = g.log;
-  std::istringstream result(readFile(simDir / "result.txt"));
+  bool ran = false;
+  std::string failure;
+  if (o.simulator == Simulator::Verilator) {
+    ran = runVerilator(design, tb, vhdlDir, simDir, o, r);
+    if (!r.model.ok) return r;
+    failure = r.error;
+  } else {
+    std::vector<std::filesystem::path> files;
+    for (const auto& f : design.files) files.push_back(vhdlDir / f.name);
+    for (const auto& f : tb.files) files.push_back(vhdlDir / f.name);
+    ProgressMeter meter(o);
+    auto t0 = std::chrono::steady_clock::now();
+    GhdlResult g = ghdlSimulate(simDir, files, tb.entity,
+                                {{"IMAGE", "memory.hex"},
+                                 {"DUMP_FILE", "dump.txt"},
+                                 {"RESULT_FILE", "result.txt"},
+                                 {"SEED", std::to_string(o.seed % 2147483646 + 1)},
+                                 {"STALL_PCT", std::to_string(o.stallPercent)},
+                                 {"MAX_CYCLES", std::to_string(o.maxCycles)},
+                                 {"PROGRESS_EVERY", std::to_string(kProgressEvery)}},
+                                o.backend, [&](const std::string& line) { meter(line); });
+    r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.log = g.log;
+    ran = g.ok;
+    if (!g.ok) failure = fmt::format("GHDL failed to {} the design (log: {})", g.failedStep, (simDir / "ghdl.log").string());
+  }
+  std::istringstream result(slurp(simDir / "result.txt"));
   std::string word;
   int64_t cycles = 0;
   result >> word >> cycles;
@@ -69,8 +158,8 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     r.error = fmt::format("the design did not finish within {} cycles", cycles);
     return r;
   }
-  if (!g.ok) {
-    r.error = fmt::format("GHDL failed to {} the design (log: {})", g.failedStep, (simDir / "ghdl.log").string());
+  if (!ran) {
+    r.error = failure;
     return r;
   }
   if (word != "cycles") {
@@ -78,12 +167,15 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     return r;
   }
   try {
-    r.outputs = readOutputs(design.map, readFile(simDir / "dump.txt"));
+    r.outputs = readOutputs(design.map, slurp(simDir / "dump.txt"));
   } catch (const std::exception& e) {
     r.error = e.what();
     return r;
   }
   r.ok = true;
+  if (o.progress)
+    o.progress(fmt::format("{}: {} cycles in {:.1f} s ({} cycles/s)", simulatorName(o.simulator), r.cycles, r.runSeconds,
+                           grouped(r.runSeconds > 0 ? static_cast<int64_t>(static_cast<double>(r.cycles) / r.runSeconds) : 0)));
   return r;
 }
 

@@ -46,6 +46,11 @@ def check_row(x, by_id):
         check(abs(x["predicted_gops"] - x["macs"] * 2 * 0.2 / cycles) < 1e-6 * x["predicted_gops"],
               f"exp {i}: GOPS {x['predicted_gops']} is not MACs * 0.4 / cycles")
         check(x["result"].startswith("design"), f"exp {i}: result text {x['result']}")
+        if x["simulated_cycles"]:  # not under --skip-hw; reproduce.py without it fills the column
+            check(abs(x["simulated_gops"] - x["macs"] * 2 * 0.2 / x["simulated_cycles"]) < 1e-6 * x["simulated_gops"],
+                  f"exp {i}: simulated GOPS {x['simulated_gops']} is not MACs * 0.4 / simulated cycles")
+        else:
+            check(x["simulated_gops"] is None, f"exp {i}: simulated GOPS {x['simulated_gops']} without a simulation")
     elif i in NO_SOLUTION_IDS:
         check(x["status"] == "no_solution" and x["exit_code"] == 3 and x["result"] == "no solution found",
               f"exp {i}: expected 'no solution found', got {x['result']} ({x['message']})")
@@ -86,6 +91,7 @@ def main():
         md = f.read()
     for i in EXPECTED_IDS:
         check(f"\n| {i} | " in md, f"table3.md has no row {i}")
+    check("| GOPS ours (simulated) / ours (predicted) / paper |" in md, "table3.md has no simulated GOPS column")
     with open(os.path.join(args.out, "fig12.csv")) as f:
         fig12 = list(csv.DictReader(f))
     check([int(x["layers"]) for x in fig12] == list(range(1, 15)), "fig12.csv: layers 1..14")

@@ -1,4 +1,5 @@
-// `skeleshare sim` end to end: compile to VHDL, simulate in GHDL, compare bit for bit.
+// `skeleshare sim` end to end: compile to VHDL, simulate in GHDL, compare bit for bit; and
+// Verilator, which must agree with GHDL cycle for cycle (CliSim.GhdlAndVerilatorAgree...).
 
 #include <gtest/gtest.h>
 
@@ -26,6 +27,23 @@ std::string bench(const std::string& name) { return std::string(SKELESHARE_SOURC
 // recorded ratios stay the true ones (docs/hardware.md, "Measured").
 constexpr double kPinTolerance = 0.10;
 constexpr double kModelTolerance = 0.15;
+
+/// `sim --simulator both` ran GHDL and then Verilator on the same design and memory image:
+/// both passed with the same cycles (the command fails otherwise; checked here as well).
+void expectSimulatorsAgree(const nlohmann::json& j, const std::string& what) {
+  ASSERT_EQ(j["simulations"].size(), 2u) << what << "\n" << j.dump(2);
+  const auto& g = j["simulations"][0];
+  const auto& v = j["simulations"][1];
+  EXPECT_EQ(g["simulator"], "ghdl") << what;
+  EXPECT_EQ(v["simulator"], "verilator") << what;
+  EXPECT_TRUE(g["ok"].get<bool>() && v["ok"].get<bool>()) << what << "\n" << j.dump(2);
+  EXPECT_EQ(g["simulated_cycles"], v["simulated_cycles"]) << what;
+  EXPECT_EQ(j["simulated_cycles"], v["simulated_cycles"]) << what;
+  std::cerr << what << ": ghdl " << g["run_seconds"] << " s, verilator " << v["run_seconds"] << " s (model "
+            << (v["model_cached"].get<bool>() ? "cached" : "built: ghdl synth " + v["ghdl_synth_seconds"].dump() +
+                                                                 " s, compile " + v["model_compile_seconds"].dump() + " s")
+            << ")\n";
+}
 
 /// Checks simulated / predicted against its recorded value.
 void expectPinnedRatio(const nlohmann::json& j, double recorded, const std::string& what) {
@@ -80,7 +98,7 @@ TEST(CliSim, SingleChannelWindowPassesBitExact) {
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["result"], "PASS") << r.out;
-  expectPinnedRatio(j, 86.0 / 84, "single_channel_conv as written");
+  expectPinnedRatio(j, 88.0 / 84, "single_channel_conv as written");
 }
 
 TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
@@ -88,7 +106,7 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
   // 400 DSPs give one shared instance of 64 multipliers (32 blocks, two i8 products each)
   // called five times; 8 DSPs make it 16 multipliers.
   std::vector<int64_t> multipliers;
-  const std::array<double, 2> pinned{153.0 / 145, 276.0 / 260};  // simulated / predicted (see CliSimBudgets)
+  const std::array<double, 2> pinned{151.0 / 145, 272.0 / 260};  // simulated / predicted (see CliSimBudgets)
   for (int k = 0; k < 2; ++k) {
     const char* budget = k == 0 ? "400" : "8";
     auto dir = scratchDir();
@@ -122,6 +140,7 @@ struct BudgetPair {
   const char* low;
   std::vector<std::string> extra;
   std::array<double, 2> ratio;  // simulated / predicted at `high` and at `low`
+  const char* simulator = "ghdl";  // `sim --simulator`: both also checks that Verilator agrees
 };
 
 void PrintTo(const BudgetPair& p, std::ostream* os) { *os << p.file << " at " << p.high << " and " << p.low << " DSPs"; }
@@ -134,13 +153,14 @@ TEST_P(CliSimBudgets, BothBudgetsPassBitExactWithDifferentDesigns) {
   for (int k = 0; k < 2; ++k) {
     const char* budget = k == 0 ? p.high : p.low;
     auto dir = scratchDir();
-    std::vector<std::string> args{"sim", bench(p.file), "--dsp-budget", budget, "--seed", "3", "--json", "-q", "-o",
-                                  (dir / "out").string()};
+    std::vector<std::string> args{"sim", bench(p.file), "--dsp-budget", budget, "--seed", "3", "--simulator", p.simulator,
+                                  "--json", "-q", "-o", (dir / "out").string()};
     args.insert(args.end(), p.extra.begin(), p.extra.end());
     auto r = runTool(args, dir);
     ASSERT_EQ(r.exitCode, 0) << p.file << " at " << budget << " DSPs\n" << r.out << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["result"], "PASS");
+    if (std::string(p.simulator) == "both") expectSimulatorsAgree(j, std::string(p.file) + " at " + budget + " DSPs");
     EXPECT_LE(j["dsp_blocks"].get<int64_t>(), std::stoll(budget));
     auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
     EXPECT_EQ(report["lowered_dsp_lanes"], j["dsp_multipliers"]);
@@ -159,17 +179,26 @@ std::string budgetName(const ::testing::TestParamInfo<BudgetPair>& info) {
   return s.substr(0, s.find('.'));
 }
 
-INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(BudgetPair{"stencil4_small.dsl", "1518", "8", {}, {127.0 / 116, 156.0 / 144}}),
+INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(BudgetPair{"stencil4_small.dsl", "1518", "8", {}, {130.0 / 116, 160.0 / 144}}),
                          budgetName);
 // VGG: one ParallelConv unit called 13 times, 232 and 196 DSP multipliers; TinyYolo: one
 // convolution unit per layer (--max-conv-units 16; an effort of 30M, about 10 s of
 // extraction). 23 000 - 39 000 simulated cycles, 20-60 s of GHDL each: the same in every
 // build type, so the Sanitize run skips them (`ctest -E HeavySim`, .ci/dev).
-INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets,
-                         ::testing::Values(BudgetPair{"vgg_cifar_small.dsl", "512", "256", {}, {30072.0 / 26817, 23373.0 / 26817}},
-                                           BudgetPair{"tinyyolo_v2_small.dsl", "1024", "512",
-                                                      {"--max-conv-units", "16", "--effort", "30000000"},
-                                                      {34852.0 / 35679, 38719.0 / 43605}}),
+const BudgetPair kVggPair{"vgg_cifar_small.dsl", "512", "256", {}, {30106.0 / 26817, 23413.0 / 26817}};
+const BudgetPair kYoloPair{"tinyyolo_v2_small.dsl", "1024", "512", {"--max-conv-units", "16", "--effort", "30000000"},
+                           {35094.0 / 35679, 38689.0 / 43605}};
+INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(kVggPair, kYoloPair), budgetName);
+
+BudgetPair inBoth(BudgetPair p) {
+  p.simulator = "both";
+  return p;
+}
+// Both pairs in GHDL and in Verilator, which must agree cycle for cycle: each model takes
+// tens of minutes to build here (docs/hardware.md, "Verilator"), so on demand only:
+// `build/tests/test_tools --gtest_also_run_disabled_tests --gtest_filter='DISABLED_VerilatorHeavySim/*'`
+// (a second run takes the models from the cache).
+INSTANTIATE_TEST_SUITE_P(DISABLED_VerilatorHeavySim, CliSimBudgets, ::testing::Values(inBoth(kVggPair), inBoth(kYoloPair)),
                          budgetName);
 
 TEST(CliCompile, WritesVhdlByDefault) {
@@ -209,6 +238,99 @@ TEST(CliSim, BothGhdlBackendsSimulateTheSameCycles) {
   EXPECT_EQ(cycles[0], cycles[1]);
   auto r = runTool({"sim", bench("stencil4_small.dsl"), "--ghdl-backend", "gcc", "-q"}, dir);
   EXPECT_EQ(r.exitCode, 2) << r.err;  // not a backend this build chooses from
+}
+
+TEST(CliSim, AMissingSimulatorIsAnErrorNamingItsPackage) {
+  // No simulator on the PATH: the one asked for is named with its Debian package, exit 1,
+  // and nothing is written.
+  auto dir = scratchDir();
+  for (const char* sim : {"verilator", "ghdl", "both", "auto"}) {
+    auto out = dir / (std::string("out-") + sim);
+    auto r = runShell("PATH=/nonexistent " + shellQuote(SKELESHARE_TOOL) + " sim " + shellQuote(bench("stencil4_small.dsl")) +
+                          " --simulator " + sim + " -q -o " + shellQuote(out.string()),
+                      dir);
+    EXPECT_EQ(r.exitCode, 1) << sim << "\n" << r.err;
+    std::string want = std::string(sim) == "verilator" || std::string(sim) == "both"
+                           ? (std::string(sim) == "both" ? "ghdl is not installed (apt-get install ghdl)"
+                                                         : "verilator is not installed (apt-get install verilator)")
+                           : "ghdl is not installed (apt-get install ghdl)";
+    EXPECT_NE(r.err.find("skeleshare sim: error: " + want), std::string::npos) << sim << "\n" << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << sim;
+  }
+  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--simulator", "iverilog", "-q"}, dir);
+  EXPECT_EQ(r.exitCode, 2) << r.err;  // not a simulator this build chooses from
+}
+
+TEST(CliSim, AutoTakesGhdl) {
+  // auto is GHDL, measured faster on every benchmark (vhdl::chooseSimulator).
+  auto dir = scratchDir();
+  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "8", "--seed", "5", "--json", "-q", "-o",
+                    (dir / "auto").string()},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["simulator"], "ghdl");
+  EXPECT_EQ(j["simulations"].size(), 1u);
+}
+
+/// `sim --simulator both` on FILE at BUDGET DSPs: GHDL and Verilator on the same emitted
+/// design and memory image, both bit-exact, the same cycles; progress on stderr.
+nlohmann::json simulateInBoth(const std::string& file, const char* budget, const char* seed, const std::filesystem::path& dir) {
+  std::string what = file + " at " + budget + " DSPs";
+  auto out = dir / (file.substr(0, file.find('.')) + "_" + budget);
+  auto r = runTool({"sim", bench(file), "--dsp-budget", budget, "--seed", seed, "--simulator", "both", "--json", "-o",
+                    out.string()},
+                   dir);
+  EXPECT_EQ(r.exitCode, 0) << what << "\n" << r.out << r.err;
+  if (r.exitCode != 0) return {};
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "PASS") << what;
+  EXPECT_EQ(j["simulator"], "both") << what;
+  expectSimulatorsAgree(j, what);
+  // GHDL's run in DIR/sim, Verilator's in DIR/sim-verilator; the build steps and a closing
+  // rate line on stderr.
+  EXPECT_TRUE(std::filesystem::exists(out / "sim-verilator" / "dump.txt")) << what;
+  EXPECT_NE(r.err.find("simulating in verilator"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("verilator: " + j["simulated_cycles"].dump() + " cycles in "), std::string::npos) << r.err;
+  return j;
+}
+
+// Verilator against GHDL (issue #19) on the small designs' shared-instance designs at 8
+// DSP blocks: the stencil and self-attention. This is what Verilator adds to the default
+// suite: two model builds (ghdl synth, Verilator, g++ -O0), about a minute of CPU each on
+// an empty model cache (docs/hardware.md, "Verilator"); a second run takes them from the
+// cache. The high budgets' designs are checked on demand (DISABLED_ below).
+TEST(CliSim, GhdlAndVerilatorAgreeOnTheSmallDesigns) {
+  auto dir = scratchDir();
+  auto stencil = simulateInBoth("stencil4_small.dsl", "8", "5", dir);
+  simulateInBoth("self_attention_small.dsl", "8", "5", dir);
+  if (stencil.is_null()) return;
+  // The stencil's model again, from the cache, alone: another seed runs on the same model
+  // (its outputs in DIR/sim), and its cycle limit stops the run.
+  auto r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "8", "--seed", "6", "--simulator", "verilator",
+                    "--json", "-q", "-o", (dir / "again").string()},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto v = nlohmann::json::parse(r.out);
+  EXPECT_EQ(v["result"], "PASS");
+  EXPECT_EQ(v["simulator"], "verilator");
+  EXPECT_TRUE(v["simulations"][0]["model_cached"].get<bool>()) << v.dump(2);
+  EXPECT_TRUE(std::filesystem::exists(dir / "again" / "sim" / "edges.npy"));
+  r = runTool({"sim", bench("stencil4_small.dsl"), "--dsp-budget", "8", "--seed", "6", "--simulator", "verilator",
+               "--max-cycles", "50", "-q", "-o", (dir / "limited").string()},
+              dir);
+  EXPECT_EQ(r.exitCode, 4) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAILED: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("did not finish within 50 cycles"), std::string::npos) << r.out;
+}
+
+// The same at the high budgets (the stencil at 1,518 DSPs, self-attention at 400): two
+// more models, on demand:
+//   build/tests/test_tools --gtest_also_run_disabled_tests --gtest_filter='CliSim.DISABLED_*'
+TEST(CliSim, DISABLED_GhdlAndVerilatorAgreeAtTheHighBudgets) {
+  auto dir = scratchDir();
+  simulateInBoth("stencil4_small.dsl", "1518", "5", dir);
+  simulateInBoth("self_attention_small.dsl", "400", "5", dir);
 }
 
 TEST(CliSim, UsesGivenInputs) {

@@ -18,9 +18,11 @@ namespace {
 std::string synthScript() { return sourcePath("benchmarks/synth.py").string(); }
 
 /// benchmarks/synth.py on the compiled design in `out`, with `args` (shell words, quoted
-/// where they need it) after it.
+/// where they need it) after it; its netlist fix-ups by the skeleshare under test.
 RunResult runSynth(const std::filesystem::path& out, const std::string& args, const std::filesystem::path& dir) {
-  return runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " " + args, dir);
+  return runShell("/usr/bin/python3 " + shellQuote(synthScript()) + " " + shellQuote(out.string()) + " --skeleshare " +
+                      shellQuote(SKELESHARE_TOOL) + " " + args,
+                  dir);
 }
 
 std::filesystem::path compileSmallStencil(const std::filesystem::path& dir) {
@@ -121,7 +123,7 @@ TEST(CliSynth, HierarchyOfANetlistIsCountedPerInstance) {
   // the module splitting and instance counting of --per-module (doctests in the script)
   auto dir = scratchDir();
   auto r = runShell("/usr/bin/python3 -m doctest " + shellQuote(sourcePath("benchmarks/verilog_modules.py").string()) + " " +
-                        shellQuote(synthScript()),  // and synth.py's rewrites of GHDL's Verilog
+                        shellQuote(synthScript()),  // and synth.py's helpers
                     dir);
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
 }

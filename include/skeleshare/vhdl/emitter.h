@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
@@ -49,12 +50,16 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
 struct TestbenchFiles {
   std::string entity;             // "<design>_tb"
   std::vector<VhdlFile> files;    // the memory model and the testbench, in compile order
+  VhdlFile harness;               // ss_verilator_tb.cpp: the same testbench for Verilator (verilator.h)
+  std::vector<std::pair<int64_t, int64_t>> dumpLines;  // [first, end) lines of each output region, as dumped
 };
 
 /// The testbench: the design, an Avalon-MM memory model loaded from a memory image, seeded
 /// random wait states and read-data gaps, start to done under a cycle limit, the output
 /// regions dumped to a file and the cycle count written to a result file. Its generics
-/// (IMAGE, DUMP_FILE, RESULT_FILE, SEED, STALL_PCT, MAX_CYCLES) are set at run time.
+/// (IMAGE, DUMP_FILE, RESULT_FILE, SEED, STALL_PCT, MAX_CYCLES, PROGRESS_EVERY) are set at
+/// run time. `harness` is its C++ twin for Verilator, verbatim from the templates (the
+/// memory size and dump regions are its command-line options).
 TestbenchFiles emitTestbench(const EmittedDesign& design, const std::string& templateDir);
 
 /// A Quartus Prime tcl script (`quartus_sh -t <design>_quartus.tcl`, run in the vhdl

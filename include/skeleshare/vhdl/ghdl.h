@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,9 +39,12 @@ GhdlBackend chooseGhdlBackend(const std::string& name, int64_t estimatedCycles);
 inline constexpr int64_t kLlvmMinEstimatedCycles = 4096;
 
 /// Analyses `files` (in order) into workDir/work, elaborates `entity`, runs it with the
+/// generics; the log is workDir/ghdl.log. `onLine`, when given, receives each line the
+/// run writes to standard output as it comes (the testbench's progress).
 GhdlResult ghdlSimulate(const std::filesystem::path& workDir, const std::vector<std::filesystem::path>& files,
                         const std::string& entity, const std::vector<std::pair<std::string, std::string>>& generics,
-                        GhdlBackend backend = GhdlBackend::Default);
+                        GhdlBackend backend = GhdlBackend::Default,
+                        const std::function<void(const std::string&)>& onLine = {});
 
 /// `ghdl synth --std=08` of `top` from `files` (analysed into workDir/synth-work).
 /// `outFile`, when not empty, receives the netlist (`--out=verilog` when it ends in .v).

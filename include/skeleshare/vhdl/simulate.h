@@ -1,9 +1,12 @@
 #pragma once
-// Simulation of an emitted design in GHDL against the reference: files on disk, the
-// memory image, the testbench run, the outputs read back and compared bit for bit.
+// Simulation of an emitted design against the reference, in GHDL or Verilator: files on
+// disk, the memory image, the testbench run, the outputs read back and compared bit for
+// bit. Both simulators run the same RTL against the same memory model and must agree
+// cycle for cycle.
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,6 +14,7 @@
 #include "skeleshare/support/tensor.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "skeleshare/vhdl/ghdl.h"
+#include "skeleshare/vhdl/verilator.h"
 
 namespace skeleshare::vhdl {
 
@@ -23,7 +27,13 @@ struct SimOptions {
   uint64_t seed = 1;          // the memory model's random wait states and the poison of unwritten memory
   int stallPercent = 25;      // waitrequest on about this share of cycles
   int64_t maxCycles = 50'000'000;
-  GhdlBackend backend = GhdlBackend::Default;
+  Simulator simulator = Simulator::Ghdl;
+  GhdlBackend backend = GhdlBackend::Default;  // GHDL's code generator
+  std::filesystem::path verilatorCache;        // where Verilator models are kept; empty: none
+  int64_t estimatedCycles = 0;                 // the lowering's estimate, for the progress' ETA
+  /// Progress lines (the build steps; cycles simulated, cycles per second, ETA at most
+  /// every two seconds); none when empty.
+  std::function<void(const std::string&)> progress;
 };
 
 struct SimResult {
@@ -31,13 +41,17 @@ struct SimResult {
   std::string error;          // why not
   int64_t cycles = 0;         // start to done
   std::map<std::string, Tensor> outputs;
-  std::string log;            // GHDL's output
+  std::string log;            // the simulator's output
+  Simulator simulator = Simulator::Ghdl;
+  double runSeconds = 0;      // the simulation itself (GHDL: analysis and elaboration included)
+  VerilatorModel model;       // Verilator: how the model was built or found
 };
 
-/// Runs the testbench: `vhdlDir` holds the design and testbench files (written by
-/// writeDesign/writeTestbench), `simDir` receives the memory image, the work library,
-/// the dump, the result file and the log. `inputs` are the contents of the input and
-/// weight buffers by name.
+/// Runs the testbench in `options.simulator`: `vhdlDir` holds the design and testbench
+/// files (written by writeDesign/writeTestbench), `simDir` receives the memory image, the
+/// work library or model (simDir/verilator), the dump, the result file and the log
+/// (ghdl.log, verilator-run.log). `inputs` are the contents of the input and weight
+/// buffers by name.
 SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const std::map<std::string, Tensor>& inputs,
                    const std::filesystem::path& vhdlDir, const std::filesystem::path& simDir, const SimOptions& options);
 

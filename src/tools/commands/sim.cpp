@@ -1,12 +1,14 @@
 // skeleshare sim FILE(.dsl|.ir) [compile flags] [--seed N] [--input NAME=PATH.npy]...
-//                [--json] [-o DIR]
+//                [--simulator auto|ghdl|verilator|both] [--json] [-o DIR]
 // Compiles the program to VHDL (driver::compile), writes the memory image, simulates the
-// generated testbench in GHDL with seeded random memory wait states, and compares every
-// output bit for bit with the skeleton interpreter. Exit 0 only on a bit-exact match.
+// generated testbench in GHDL or Verilator with seeded random memory wait states, and
+// compares every output bit for bit with the skeleton interpreter. Exit 0 only on a
+// bit-exact match (with `both`: and the two simulators agree cycle for cycle).
 
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
@@ -20,6 +22,7 @@
 #include "skeleshare/support/npy.h"
 #include "skeleshare/vhdl/ghdl.h"
 #include "skeleshare/vhdl/simulate.h"
+#include "skeleshare/vhdl/verilator.h"
 
 namespace skeleshare::tools {
 namespace {
@@ -35,6 +38,7 @@ struct SimCommandOptions {
   int stallPercent = 25;
   int64_t maxCycles = 50'000'000;
   std::string backend = "auto";
+  std::string simulator = "auto";
 };
 
 using Json = nlohmann::ordered_json;
@@ -75,9 +79,15 @@ int runSim(SimCommandOptions o) {
     std::cerr << "skeleshare sim: error: " << msg << '\n';
     return code;
   };
-  if (!vhdl::ghdlAvailable()) return err("ghdl is not installed (apt-get install ghdl)", kExitInputError);
+  // An unavailable simulator or backend is refused before anything is written.
   try {
-    vhdl::chooseGhdlBackend(o.backend, 0);  // an unavailable backend is refused before anything is written
+    if (o.simulator == "both") {
+      vhdl::chooseSimulator("ghdl");
+      vhdl::chooseSimulator("verilator");
+    } else {
+      vhdl::chooseSimulator(o.simulator);
+    }
+    vhdl::chooseGhdlBackend(o.backend, 0);
   } catch (const std::exception& e) {
     return err(e.what(), kExitInputError);
   }
@@ -121,13 +131,27 @@ int runSim(SimCommandOptions o) {
   so.seed = o.seed;
   so.stallPercent = o.stallPercent;
   so.maxCycles = o.maxCycles;
+  so.estimatedCycles = c.estimatedCycles;
+  so.verilatorCache = vhdl::defaultVerilatorCache();
+  if (!o.quiet) so.progress = [](const std::string& line) { std::cerr << line << '\n'; };
+  std::vector<vhdl::Simulator> simulators;
   try {
     so.backend = vhdl::chooseGhdlBackend(o.backend, c.estimatedCycles);
+    if (o.simulator == "both") simulators = {vhdl::Simulator::Ghdl, vhdl::Simulator::Verilator};
+    else simulators = {vhdl::chooseSimulator(o.simulator)};
   } catch (const std::exception& e) {
     return err(e.what(), kExitInputError);
   }
   vhdl::TestbenchFiles tb = vhdl::emitTestbench(*c.hardware, tdir);
-  vhdl::SimResult r = vhdl::simulate(*c.hardware, tb, inputs, dir / "vhdl", dir / "sim", so);
+  // One run per simulator, the first in DIR/sim, a second one in DIR/sim-<name>.
+  std::vector<vhdl::SimResult> runs;
+  for (vhdl::Simulator s : simulators) {
+    so.simulator = s;
+    auto simDir = dir / (runs.empty() ? std::string("sim") : std::string("sim-") + vhdl::simulatorName(s));
+    if (so.progress) so.progress(fmt::format("simulating in {}", vhdl::simulatorName(s)));
+    runs.push_back(vhdl::simulate(*c.hardware, tb, inputs, dir / "vhdl", simDir, so));
+  }
+  const vhdl::SimResult& r = runs.front();
 
   std::optional<vhdl::Mismatch> bad;
   if (r.ok) {
@@ -135,12 +159,29 @@ int runSim(SimCommandOptions o) {
     // What the hardware computed, for inspection beside `run`'s outputs: DIR/sim/NAME.npy.
     for (const auto& [name, t] : r.outputs) writeNpy((dir / "sim" / (name + ".npy")).string(), t);
   }
-  bool pass = r.ok && !bad;
+  // With two simulators: the second must have run, and agree in cycles and outputs.
+  std::string disagreement;
+  bool ok = r.ok;
+  for (size_t k = 1; k < runs.size(); ++k) {
+    const vhdl::SimResult& q = runs[k];
+    std::string names = fmt::format("{} and {}", vhdl::simulatorName(r.simulator), vhdl::simulatorName(q.simulator));
+    if (!q.ok) {
+      ok = false;
+      disagreement = fmt::format("{} failed: {}", vhdl::simulatorName(q.simulator), q.error);
+    } else if (r.ok && q.cycles != r.cycles) {
+      disagreement = fmt::format("{} disagree: {} and {} cycles", names, r.cycles, q.cycles);
+    } else if (r.ok) {
+      if (auto d = vhdl::firstMismatch(r.outputs, q.outputs))
+        disagreement = fmt::format("{} disagree at {}", names, d->describe());
+    }
+  }
+  bool pass = ok && !bad && disagreement.empty();
   Json j;
   j["file"] = o.file;
-  j["result"] = pass ? "PASS" : (r.ok ? "MISMATCH" : "FAILED");
+  j["result"] = pass ? "PASS" : (ok ? "MISMATCH" : "FAILED");
   j["seed"] = o.seed;
   j["top"] = c.hardware->top;
+  j["simulator"] = o.simulator == "both" ? "both" : vhdl::simulatorName(r.simulator);
   j["simulated_cycles"] = r.cycles;
   j["predicted_cycles"] = c.predictedCycles;
   j["estimated_cycles"] = c.estimatedCycles;
@@ -149,18 +190,41 @@ int runSim(SimCommandOptions o) {
   j["dsp_multipliers"] = c.hardware->dspLanes;
   j["dsp_blocks"] = c.report["hardware"]["dsps"];
   j["ghdl_backend"] = vhdl::ghdlBackendName(so.backend);
+  Json each = Json::array();
+  for (const vhdl::SimResult& q : runs) {
+    Json e;
+    e["simulator"] = vhdl::simulatorName(q.simulator);
+    e["ok"] = q.ok;
+    e["simulated_cycles"] = q.cycles;
+    e["run_seconds"] = std::round(q.runSeconds * 10) / 10;
+    e["cycles_per_second"] = q.runSeconds > 0 ? std::round(static_cast<double>(q.cycles) / q.runSeconds) : 0.0;
+    if (q.simulator == vhdl::Simulator::Verilator) {
+      e["model_cached"] = q.model.cached;
+      e["ghdl_synth_seconds"] = std::round(q.model.synthSeconds * 10) / 10;
+      e["model_compile_seconds"] = std::round(q.model.compileSeconds * 10) / 10;
+      e["model_verilate_seconds"] = std::round(q.model.verilateSeconds * 10) / 10;
+      e["verilog_bytes"] = q.model.verilogBytes;
+    }
+    if (!q.ok) e["error"] = q.error;
+    each.push_back(e);
+  }
+  j["simulations"] = each;
   if (!r.ok) j["error"] = r.error;
+  else if (!disagreement.empty()) j["error"] = disagreement;
   if (bad) j["mismatch"] = {{"buffer", bad->buffer}, {"index", bad->index}, {"expected", bad->expected}, {"got", bad->got}};
   j["output_dir"] = dir.string();
   if (o.json) {
     std::cout << j.dump(2) << '\n';
   } else if (pass) {
-    std::cout << fmt::format("PASS: {} outputs bit-exact; {} simulated cycles (predicted {}, estimated {})\n", want.size(),
-                             r.cycles, c.predictedCycles, c.estimatedCycles);
+    std::cout << fmt::format("PASS: {} outputs bit-exact; {} simulated cycles (predicted {}, estimated {}){}\n", want.size(),
+                             r.cycles, c.predictedCycles, c.estimatedCycles,
+                             runs.size() > 1 ? "; ghdl and verilator agree" : "");
   } else if (bad) {
     std::cout << fmt::format("MISMATCH: {}; {} simulated cycles\n", bad->describe(), r.cycles);
-  } else {
+  } else if (!r.ok) {
     std::cout << fmt::format("FAILED: {}\n", r.error);
+  } else {
+    std::cout << fmt::format("{}: {}\n", ok ? "MISMATCH" : "FAILED", disagreement);
   }
   return pass ? kExitOk : kExitMismatch;
 }
@@ -168,7 +232,7 @@ int runSim(SimCommandOptions o) {
 Command addSimCommand(CLI::App& root) {
   auto o = std::make_shared<SimCommandOptions>();
   CLI::App* app = root.add_subcommand(
-      "sim", "Compile to VHDL, simulate in GHDL and compare the outputs bit for bit with the interpreter");
+      "sim", "Compile to VHDL, simulate (GHDL or Verilator) and compare the outputs bit for bit with the interpreter");
   app->add_option("file", o->file, "the .dsl (or .ir) program")->required();
   app->add_option("-o,--output", o->outDir, "output directory (default: a new directory under the system's temp)");
   app->add_option("--seed", o->seed, "seed of the generated inputs and of the memory wait states (default 1)");
@@ -181,6 +245,10 @@ Command addSimCommand(CLI::App& root) {
   app->add_option("--ghdl-backend", o->backend,
                   "GHDL code generator: auto (llvm for long simulations when ghdl-llvm is installed), mcode or llvm")
       ->check(CLI::IsMember({"auto", "mcode", "llvm"}));
+  app->add_option("--simulator", o->simulator,
+                  "auto (GHDL: measured faster on every benchmark, docs/hardware.md), ghdl, verilator, or both "
+                  "(each, and they must agree cycle for cycle)")
+      ->check(CLI::IsMember({"auto", "ghdl", "verilator", "both"}));
   addCompileFlags(*app, o->compile);
   app->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
   return {app, [o] { return runSim(*o); }};

@@ -3,6 +3,13 @@
 -- Loaded at time 0 from IMAGE (one line per text line, 128 hex digits, byte 63 first).
 -- Seeded random back-pressure: waitrequest is raised on about STALL_PCT percent of the
 -- cycles, read data returns after a random latency with random readdatavalid gaps.
+-- The random decisions come from a xorshift32 generator (not ieee.math_real.uniform), so
+-- that the Verilator harness (ss_verilator_tb.cpp) can draw exactly the same sequence and
+-- both simulators agree cycle for cycle: per rising edge, while reads are queued, one draw
+-- decides whether data is returned (70%) and, when the queue empties, one draws a gap of
+-- 0-3 cycles; then one draw decides waitrequest for the next cycle (STALL_PCT%). A draw
+-- d(m) steps x (x ^= x << 13, x ^= x >> 17, x ^= x << 5) and is (x >> 8) mod m; x starts
+-- as SEED xor 0x9E3779B9 (never 0: SEED < 2^31).
 -- Reads and writes accept bursts (burstcount beats at consecutive lines). An access
 -- outside the memory stops the simulation with a failure. When `dump` rises, the lines
 -- DUMP_LO(r) .. DUMP_HI(r) - 1 of every region r are written to DUMP_FILE as
@@ -10,7 +17,6 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
-use ieee.math_real.all;
 use std.textio.all;
 
 entity ss_avmm_model is
@@ -53,8 +59,8 @@ begin
     variable q_head, q_count : natural := 0;
     variable wait_cycles : natural := 0;
     variable w_line, w_left : natural := 0;  -- the rest of a write burst
-    variable s1, s2 : positive;
-    variable r : real;
+    variable x : unsigned(31 downto 0);
+    variable r : natural;
     variable line_no, n, beats : natural;
     file f_in, f_out : text;
     variable l : line;
@@ -66,9 +72,17 @@ begin
       assert ln < NLINES report "memory access to line " & integer'image(ln) & " outside the "
         & integer'image(NLINES) & "-line memory" severity failure;
     end procedure;
+
+    -- the next draw of the generator, in 0 .. m - 1
+    procedure draw(m : positive; v : out natural) is
+    begin
+      x := x xor shift_left(x, 13);
+      x := x xor shift_right(x, 17);
+      x := x xor shift_left(x, 5);
+      v := to_integer(x(31 downto 8)) mod m;
+    end procedure;
   begin
-    s1 := SEED;
-    s2 := 7919;
+    x := to_unsigned(SEED, 32) xor x"9E3779B9";
     file_open(f_in, IMAGE, read_mode);
     line_no := 0;
     while not endfile(f_in) and line_no < NLINES loop
@@ -111,22 +125,21 @@ begin
       -- return read data with random latency and gaps
       avm_readdatavalid <= '0';
       if q_count > 0 then
-        uniform(s1, s2, r);
+        draw(100, r);
         if wait_cycles > 0 then
           wait_cycles := wait_cycles - 1;
-        elsif r < 0.7 then
+        elsif r < 70 then
           avm_readdata      <= mem(queue(q_head));
           avm_readdatavalid <= '1';
           q_head  := (q_head + 1) mod 256;
           q_count := q_count - 1;
           if q_count = 0 then
-            uniform(s1, s2, r);
-            wait_cycles := integer(floor(r * 4.0));
+            draw(4, wait_cycles);
           end if;
         end if;
       end if;
-      uniform(s1, s2, r);
-      stall <= '1' when r * 100.0 < real(STALL_PCT) else '0';
+      draw(100, r);
+      stall <= '1' when r < STALL_PCT else '0';
 
       if dump = '1' then
         file_open(f_out, DUMP_FILE, write_mode);
