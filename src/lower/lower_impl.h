@@ -77,7 +77,9 @@ class Lowerer {
   UnitBuilder builder(size_t unit);
   /// ParallelDot[P] (parts = 0) or ParallelPartialDot[P, parts] on ctx x M x N views, or
   /// on ctx x M x parts x (N/parts) views (a partial dot whose chunks are pre-split).
-  Stream dotTemplate(View a, View b, int64_t p, int64_t parts, const std::string& name);
+  /// `merged`: a MergePartialSum sums the chunks at once, so which columns form a chunk is
+  /// the template's choice (it interleaves them: each step reads K contiguous columns).
+  Stream dotTemplate(View a, View b, int64_t p, int64_t parts, bool merged, const std::string& name);
   Sym skeleton(const ir::Term* t, const Env& env);
   Sym dataTransform(const ir::Term* t, const Env& env);
   Sym parallelConv(const ir::Term* t, const Env& env);
@@ -128,6 +130,7 @@ class Lowerer {
   std::map<const ir::Term*, View> memo_;
   int tmpCount_ = 0;
   std::vector<bool> ctxSummed_;
+  const ir::Term* mergedPartialDot_ = nullptr;  // the partial dot whose chunks the enclosing merge sums
   std::vector<size_t> placed_;                  // open unit -> index in prog_.units (if closed)
   std::vector<const ir::Term*> lets_;           // let id -> the bound value
   std::map<std::pair<int, size_t>, int> instanceOf_;  // (let, part) -> instance

@@ -35,8 +35,9 @@ std::vector<size_t> identityOrder(size_t n) {
 // accumulation length), then vector lanes P (rows) x [C (partial chunks)] x q. For a dot
 // q = K = min(N, 64); for a partial dot each of the C chunks (L = N/C elements) gets
 // q = K/C lanes, so the multipliers are P*K as the cost model says (P*C*floor(K/C) when C
-// does not divide K). Row m = g*P + lane, element n = chunk*L + s*q + k; rows past M and
-// elements past the chunk read 0 (masks). Mul[1], ReduceVec (adder trees), one ReduceStm
+// does not divide K). Row m = g*P + lane, element n = chunk*L + s*q + k (or, when a merge
+// sums the chunks at once, s*C*q + chunk*q + k: one contiguous run a step); rows past M and
+// elements past the chunk (or past N) read 0 (masks). Mul[1], ReduceVec (adder trees), one ReduceStm
 // (the accumulator) over the summed loops and chunks joined into one stream dimension.
 //
 // Reuse (reuse.cpp): b does not depend on the rows (its P lanes are a Broadcast, its G loop
@@ -47,7 +48,7 @@ std::vector<size_t> identityOrder(size_t n) {
 // others: a block of S chunks per group; b over the groups: every position's chunks):
 // whichever replays more of them, then whichever needs fewer on-chip bits. Either way each operand crosses the memory port once
 // per call when its blocks fit.
-Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std::string& name) {
+Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, bool merged, const std::string& name) {
   requireCtx(a, b, "ParallelDot");
   const size_t c = a.ctx;
   const size_t rank = a.gen.counters.size() - c;
@@ -63,6 +64,10 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
   const int64_t k = std::min(n, options().simdWidth);
   const int64_t q = std::max<int64_t>(1, k / chunksC);
   const int64_t steps = ceilDiv(len, q), groups = ceilDiv(m, p);
+  // Chunks that a merge sums at once may be any partition of the columns: interleaved
+  // (step s, chunk j, lane k reads column s*C*q + j*q + k) a step reads C*q contiguous
+  // columns, where chunk-major (j*len + s*q + k) it gathers C pieces of q, C runs a step.
+  const bool interleaved = merged && parts > 0 && !presplit;
 
   // The counters for one placement of G: gOuter puts it right inside the non-summed
   // context loops that a depends on.
@@ -135,14 +140,21 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, const std:
       values.push_back(within);
     } else {
       Affine col = within;
-      if (parts > 0) col.coef[o.partIdx] = len;
+      if (interleaved) {
+        col.coef[o.sIdx] = chunksC * q;
+        col.coef[o.partIdx] = q;
+      } else if (parts > 0) {
+        col.coef[o.partIdx] = len;
+      }
       values.push_back(col);
     }
     const bool classic = g.isClassicView();
     std::vector<std::vector<size_t>> users;
     for (size_t kk = 0; kk < g.counters.size(); ++kk) users.push_back(g.groupsOf(kk));
     g.substitute(o.ctr, values);
-    if (steps * q > len) {
+    if (interleaved) {
+      if (steps * chunksC * q > n) guard(g, classic, users[c + 1], c + 1, values[c + 1], n);  // past N
+    } else if (steps * q > len) {
       if (presplit) {
         guard(g, classic, users[c + 2], c + 2, values[c + 2], len);
       } else {
@@ -255,11 +267,11 @@ Sym Lowerer::skeleton(const ir::Term* t, const Env& env) {
   switch (op) {
     case Op::ParallelDot: {
       View a = asView(eval(t->child(0), env)), b = asView(eval(t->child(1), env));
-      return dotTemplate(a, b, t->param(0), 0, name);
+      return dotTemplate(a, b, t->param(0), 0, false, name);
     }
     case Op::ParallelPartialDot: {
       View a = asView(eval(t->child(0), env)), b = asView(eval(t->child(1), env));
-      return dotTemplate(a, b, t->param(0), t->param(1), name);
+      return dotTemplate(a, b, t->param(0), t->param(1), t == mergedPartialDot_, name);
     }
     case Op::ParallelConv: return parallelConv(t, env);
     case Op::Mv: {  // f(mat)(repeat_M(vec))

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "lower_impl.h"
 
 namespace skeleshare::lower::detail {
@@ -293,7 +295,14 @@ Sym Lowerer::parallelConv(const ir::Term* t, const Env& env) {
 // innermost vector lane of x's unit (a partial dot's chunks), an adder tree is appended to
 // the unit; otherwise x is read back with that dimension as vector lanes.
 Sym Lowerer::mergePartialSum(const ir::Term* t, const Env& env) {
+  // The partial dot this merge sums directly (rules/partial.rules' two forms) may choose
+  // which columns make a chunk.
+  const ir::Term* dot = t->child(0);
+  if (dot->op() == Op::Mv && dot->child(2)->op() == Op::Lam && dot->child(2)->body()->op() == Op::Lam)
+    dot = dot->child(2)->body()->body();
+  const ir::Term* saved = std::exchange(mergedPartialDot_, dot->op() == Op::ParallelPartialDot ? dot : nullptr);
   Sym x = eval(t->child(0), env);
+  mergedPartialDot_ = saved;
   if (auto* st = std::get_if<Stream>(&x); st && !closed_.at(st->unit)) {
     Stream s = *st;
     const MType& ty = open_.at(s.unit).nodes.at(s.node).type;
