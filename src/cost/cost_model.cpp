@@ -340,12 +340,14 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   std::vector<ChildShape> plain(kids.size());
   for (size_t i = 0; i < kids.size(); ++i) plain[i].type = kids[i];
   // A skeleton that reads its operands itself (a convolution's windows, a matrix product's
-  // rows) is no faster than its address generators, whatever unit it is in: its runs on
-  // plain buffers of its operands' types are a floor of every call (a ParallelConv reads
-  // G windows per vector however its tile was cut).
+  // rows) is no faster than its address generators, whatever unit it is in: the runs of
+  // the reads it does not replay, on plain buffers of its operands' types, are a floor of
+  // every call (a ParallelConv reads G windows per vector however its tile was cut). The
+  // replayed operands' runs are not: a tiling around the call may load them once for
+  // every tile, which the unit's own measure below sees.
   if (skeleton && readsItsOperands(op)) {
     if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type))
-      t.floors.push_back({r->load.busiest, {}, 1});
+      t.floors.push_back({r->freshRuns, {}, 1});
   }
   if (!unitStart) return;
   std::vector<ChildShape> shapes(children.begin(), children.end());

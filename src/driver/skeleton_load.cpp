@@ -129,7 +129,7 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
       if (n.prim == lower::Prim::Mul || (op == Op::MaxPool && n.prim == lower::Prim::ReduceStm))
         steps = std::max(steps, n.type.streamSteps());
     if (steps == 0) continue;
-    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u)};
+    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u), lower::freshReadRuns(prog, u)};
     if (!out || l.load.busiest > out->load.busiest) out = l;
   }
   return out;

@@ -85,6 +85,19 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit) {
   return load;
 }
 
+int64_t freshReadRuns(const Program& prog, const Unit& unit) {
+  std::vector<bool> replayed(unit.nodes.size(), false);
+  for (const Node& node : unit.nodes)
+    if (node.prim == Prim::Repeat) replayed[node.operands[0]] = true;
+  int64_t runs = 0;
+  for (size_t i = 0; i < unit.nodes.size(); ++i) {
+    const Node& node = unit.nodes[i];
+    if (node.prim == Prim::Read && !replayed[i])
+      runs = std::max(runs, readAccess(node.addr, elementBytes(prog, node), node.type.vectorLanes()).runs);
+  }
+  return runs;
+}
+
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory) {
   CycleEstimate e;
   for (const auto& u : prog.units) {

@@ -98,6 +98,10 @@ bool usesDspsItself(ir::Op op);
 struct SkeletonLoad {
   int64_t steps = 0;
   UnitLoad load;
+  /// The runs of its busiest read whose data the unit does not replay: what every call
+  /// reads afresh whatever unit it is in. (A replayed operand, a convolution's weights, is
+  /// read once per block, and a tiling around the call may keep that block for all tiles.)
+  int64_t freshRuns = 0;
 };
 /// A child of a node as the oracle sees it: its type, and when it is a view the lowering
 /// folds into the unit's reads (Pad, Transpose, Flatten of another value), that view: the

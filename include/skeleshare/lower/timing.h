@@ -14,6 +14,8 @@ namespace skeleshare::lower {
 
 /// The load of one unit.
 cost::UnitLoad unitLoad(const Program& prog, const Unit& unit);
+/// The most runs of one of the unit's reads whose data no Repeat replays.
+int64_t freshReadRuns(const Program& prog, const Unit& unit);
 
 struct CycleEstimate {
   std::vector<cost::UnitLoad> loads;
