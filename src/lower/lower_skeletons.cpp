@@ -332,6 +332,19 @@ Sym Lowerer::skeleton(const ir::Term* t, const Env& env) {
       const size_t c = img.ctx;
       const int64_t k = w.gen.counters[c].extent;
       img.gen.slide(c, k, 1);  // [OH][K][W]
+      if (img.gen.counters[c].extent == img.gen.counters[c + 2].extent) {
+        // A square result: f's matrix [OH][K] has the type of a row's windows [W][K], so
+        // f may as well compute a row, out[y] = f(row_y)(wgt) with row_y[x][k] =
+        // img[y+k][x]. The same products and sums, but a step's lanes are neighbours in a
+        // row (one run per tap) instead of in a column (one line per lane and tap).
+        img.gen.transpose(c + 1, c + 2);  // [OH][W][K]
+        img.ctx = c + 1;
+        w.gen.repeat(c, img.gen.counters[c].extent);
+        w.ctx = c + 1;
+        Stream s = openStream(apply(apply(eval(t->child(2), env), img), w));
+        s.ctx = c;
+        return s;
+      }
       auto order = identityOrder(img.gen.counters.size());
       order[c] = c + 2;
       order[c + 1] = c;
