@@ -29,7 +29,7 @@ GhdlResult analyse(const std::filesystem::path& workDir, const std::filesystem::
   std::string cmd = fmt::format("cd {} && {} -a --std=08 --workdir={}", shellQuote(workDir.string()), ghdlWords(backend),
                                 shellQuote(lib.string()));
   for (const auto& f : files) cmd += " " + shellQuote(std::filesystem::absolute(f).string());
-  r.ok = runLogged(cmd, log);
+  r.ok = runLogged(cmd, log, &r.why);
   if (!r.ok) r.failedStep = "analyse";
   return r;
 }
@@ -66,14 +66,14 @@ GhdlResult ghdlSimulate(const std::filesystem::path& workDir, const std::vector<
   auto lib = std::filesystem::absolute(workDir / "work");
   GhdlResult r = analyse(workDir, lib, files, log, backend);
   std::string base = fmt::format("cd {} && {}", shellQuote(workDir.string()), ghdlWords(backend));
-  if (r.ok && !runLogged(fmt::format("{} -e --std=08 --workdir={} {}", base, shellQuote(lib.string()), entity), log)) {
+  if (r.ok && !runLogged(fmt::format("{} -e --std=08 --workdir={} {}", base, shellQuote(lib.string()), entity), log, &r.why)) {
     r.ok = false;
     r.failedStep = "elaborate";
   }
   if (r.ok) {
     std::string cmd = fmt::format("{} -r --std=08 --workdir={} {}", base, shellQuote(lib.string()), entity);
     for (const auto& [name, value] : generics) cmd += " " + shellQuote(fmt::format("-g{}={}", name, value));
-    if (!(onLine ? detail::runStreaming(cmd, log, onLine) : runLogged(cmd, log))) {
+    if (!(onLine ? detail::runStreaming(cmd, log, onLine, &r.why) : runLogged(cmd, log, &r.why))) {
       r.ok = false;
       r.failedStep = "run";
     }
@@ -94,7 +94,7 @@ GhdlResult ghdlSynth(const std::filesystem::path& workDir, const std::vector<std
     if (outFile.extension() == ".v") cmd += " --out=verilog";
     cmd += " " + top;
     cmd += outFile.empty() ? " >/dev/null" : " >" + shellQuote(std::filesystem::absolute(outFile).string());
-    if (!runLogged(cmd, log)) {
+    if (!runLogged(cmd, log, &r.why)) {
       r.ok = false;
       r.failedStep = "synth";
     }

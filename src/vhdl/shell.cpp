@@ -2,6 +2,10 @@
 
 #include <sys/wait.h>
 
+#include <fmt/format.h>
+
+#include <csignal>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,16 +19,31 @@ std::string shellQuote(const std::string& s) {
   return q + "'";
 }
 
-bool runLogged(const std::string& command, const std::filesystem::path& logFile) {
+std::string describeFailure(int waitStatus) {
+  int sig = 0;
+  if (waitStatus == -1) return "could not be started";
+  if (WIFSIGNALED(waitStatus)) sig = WTERMSIG(waitStatus);
+  else if (WIFEXITED(waitStatus) && WEXITSTATUS(waitStatus) > 128) sig = WEXITSTATUS(waitStatus) - 128;
+  if (sig == SIGKILL) return "killed by signal 9 (SIGKILL: most likely the system's out-of-memory killer)";
+  if (sig != 0) return fmt::format("killed by signal {}", sig);
+  return fmt::format("exit status {}", WIFEXITED(waitStatus) ? WEXITSTATUS(waitStatus) : waitStatus);
+}
+
+bool runLogged(const std::string& command, const std::filesystem::path& logFile, std::string* why) {
   std::string full = "(" + command + ") >>" + shellQuote(logFile.string()) + " 2>&1";
-  return std::system(full.c_str()) == 0;
+  int status = std::system(full.c_str());
+  if (status != 0 && why) *why = describeFailure(status);
+  return status == 0;
 }
 
 bool runStreaming(const std::string& command, const std::filesystem::path& logFile,
-                  const std::function<void(const std::string&)>& onLine) {
+                  const std::function<void(const std::string&)>& onLine, std::string* why) {
   std::string full = "(" + command + ") 2>>" + shellQuote(logFile.string());
   std::FILE* pipe = popen(full.c_str(), "r");
-  if (!pipe) return false;
+  if (!pipe) {
+    if (why) *why = "could not be started";
+    return false;
+  }
   std::ofstream log(logFile, std::ios::app | std::ios::binary);
   std::string line;
   char buf[4096];
@@ -41,7 +60,9 @@ bool runStreaming(const std::string& command, const std::filesystem::path& logFi
     if (onLine) onLine(line);
   }
   int status = pclose(pipe);
-  return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const bool ok = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!ok && why) *why = describeFailure(status);
+  return ok;
 }
 
 bool commandSucceeds(const std::string& command) {

@@ -91,10 +91,11 @@ bool runVerilator(const EmittedDesign& design, const TestbenchFiles& tb, const s
   std::filesystem::remove(log);
   ProgressMeter meter(o);
   auto t0 = std::chrono::steady_clock::now();
-  bool ok = detail::runStreaming(cmd, log, [&](const std::string& line) { meter(line); });
+  std::string why;
+  bool ok = detail::runStreaming(cmd, log, [&](const std::string& line) { meter(line); }, &why);
   r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.log = slurp(log);
-  if (!ok) r.error = fmt::format("the Verilator model failed to run the design (log: {})", log.string());
+  if (!ok) r.error = fmt::format("the Verilator model failed to run the design: {} (log: {})", why, log.string());
   return ok;
 }
 
@@ -147,7 +148,8 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.log = g.log;
     ran = g.ok;
-    if (!g.ok) failure = fmt::format("GHDL failed to {} the design (log: {})", g.failedStep, (simDir / "ghdl.log").string());
+    if (!g.ok)
+      failure = fmt::format("GHDL failed to {} the design: {} (log: {})", g.failedStep, g.why, (simDir / "ghdl.log").string());
   }
   std::istringstream result(slurp(simDir / "result.txt"));
   std::string word;

@@ -187,7 +187,8 @@ VerilatorModel buildVerilatorModel(const EmittedDesign& design, const TestbenchF
   GhdlResult g = ghdlSynth(workDir, files, design.top, netlist);
   m.synthSeconds = secondsSince(t0);
   if (!g.ok) {
-    m.error = fmt::format("ghdl synth failed to {} the design (log: {})", g.failedStep, (workDir / "synth.log").string());
+    m.error = fmt::format("ghdl synth failed to {} the design: {} (log: {})", g.failedStep, g.why,
+                          (workDir / "synth.log").string());
     return m;
   }
   m.fixes = fixGhdlVerilogFile(netlist);
@@ -209,18 +210,19 @@ VerilatorModel buildVerilatorModel(const EmittedDesign& design, const TestbenchF
   auto log = workDir / "verilator.log";
   std::string cmd = fmt::format("cd {} && verilator {} --top-module {} --Mdir obj design.v {}", shellQuote(workDir.string()),
                                 kVerilatorFlags, design.top, shellQuote(tb.harness.name));
-  bool built = detail::runLogged(cmd, log);
+  std::string why = "no executable";
+  bool built = detail::runLogged(cmd, log, &why);
   m.verilateSeconds = secondsSince(t0);
   if (built) {
     say(fmt::format("verilator: Verilog to C++ in {:.1f} s; compiling the C++", m.verilateSeconds));
     built = detail::runLogged(fmt::format("cd {} && make -j {} -f Vdut.mk {} Vdut", shellQuote((workDir / "obj").string()), jobs,
                                           flags),
-                              log);
+                              log, &why);
   }
   m.compileSeconds = secondsSince(t0);
   m.executable = workDir / "obj" / "Vdut";
   if (!built || !std::filesystem::exists(m.executable)) {
-    m.error = fmt::format("verilator failed to build the model (log: {})", (workDir / "verilator.log").string());
+    m.error = fmt::format("verilator failed to build the model: {} (log: {})", why, (workDir / "verilator.log").string());
     return m;
   }
   say(fmt::format("verilator: model built in {:.1f} s", m.compileSeconds));

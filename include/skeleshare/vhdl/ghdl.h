@@ -15,6 +15,7 @@ namespace skeleshare::vhdl {
 struct GhdlResult {
   bool ok = false;
   std::string failedStep;  // "analyse", "elaborate", "run" or "synth" when !ok
+  std::string why;         // how the failed step ended: "exit status 1", "killed by signal 9 (...)"
   std::string log;         // the combined output of the steps run
 };
 
