@@ -328,11 +328,18 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     c.status = Status::NotLowered;
     c.message = std::string("the design cannot be lowered: ") + e.what();
     j["lower_error"] = e.what();
+    j["failed_stage"] = "lower";
   } catch (const vhdl::EmitError& e) {
     c.status = Status::NotLowered;
     c.message = std::string("the design cannot be emitted as VHDL: ") + e.what();
+    j["failed_stage"] = "vhdl";
   }
-  if (c.status != Status::Ok) hw["error"] = c.message;
+  if (c.status != Status::Ok) {
+    // The extraction's "ok" (or "as_written") was about the design; the compile failed.
+    hw["error"] = c.message;
+    j["status"] = "failed";
+    j["message"] = c.message;
+  }
   j["hardware"] = hw;
   j["compile_seconds"] = ms(since(start));
   return c;

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "tool_runner.h"
 
 namespace skeleshare::testing {
@@ -49,6 +51,21 @@ TEST(CliLower, BadInputIsAnInputError) {
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("error"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "out" / "design.shir"));
+}
+
+// A design the lowering refuses (a user reduce: issue 23) fails the compile, and its
+// report says so: not the extraction's "ok" with no hardware.
+TEST(CliLower, AFailedLoweringIsTheReportsStatus) {
+  auto dir = scratchDir();
+  std::ofstream(dir / "rowmax.dsl") << "input x : i8[16][8];\noutput s = map(x, \\row. reduce(row, 0, \\acc v. max(acc, v)));\n";
+  auto r = runTool({"compile", (dir / "rowmax.dsl").string(), "-o", (dir / "out").string(), "-q"}, dir);
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_NE(r.err.find("the design cannot be lowered"), std::string::npos) << r.err;
+  auto j = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(j["failed_stage"], "lower");
+  EXPECT_NE(j["message"].get<std::string>().find("cannot be lowered"), std::string::npos) << j.dump(2);
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "vhdl" / "files.txt"));
 }
 
 }  // namespace
