@@ -217,7 +217,7 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
   d.design = vhdlIdentifier(options.design);
   d.top = d.design + "_top";
   d.map = layoutMemory(prog);
-  if (d.map.totalBytes > (int64_t{1} << 31))
+  if (d.map.totalBytes > kAddressableBytes)
     throw EmitError(fmt::format("the memory map needs {} bytes; the design addresses 2 GiB", d.map.totalBytes));
   for (const std::string& t : detail::designTemplates()) d.files.push_back({t, detail::readTemplate(options.templateDir, t)});
 

@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
-
-#include "skeleshare/support/random.h"
+#include <limits>
 #include <sstream>
 #include <stdexcept>
+
+#include "skeleshare/support/random.h"
 
 namespace skeleshare::vhdl {
 
@@ -20,6 +22,13 @@ std::string roleName(lower::Role role) {
   return "?";
 }
 
+int64_t regionSpan(int64_t elements, int bits) {
+  const int64_t bytesPer = std::max(1, bits / 8);
+  const int64_t maxLines = std::numeric_limits<int64_t>::max() / kLineBytes;
+  if (elements > maxLines / bytesPer) return std::numeric_limits<int64_t>::max();
+  return (elements * bytesPer + kLineBytes - 1) / kLineBytes * kLineBytes;
+}
+
 MemoryMap layoutMemory(const lower::Program& prog) {
   MemoryMap map;
   int64_t next = 0;
@@ -31,7 +40,7 @@ MemoryMap layoutMemory(const lower::Program& prog) {
     r.shape = b.shape;
     r.base = next;
     r.bytes = b.elements() * (b.bits / 8);
-    next += (r.bytes + kLineBytes - 1) / kLineBytes * kLineBytes;
+    next += regionSpan(b.elements(), b.bits);
     map.regions.push_back(std::move(r));
   }
   map.totalBytes = next;

@@ -19,6 +19,12 @@
 namespace skeleshare::vhdl {
 
 inline constexpr int64_t kLineBytes = 64;
+/// The bytes the design's Avalon-MM master addresses.
+inline constexpr int64_t kAddressableBytes = int64_t{1} << 31;
+
+/// The bytes a buffer of `elements` elements of `bits` bits takes in the map: whole lines.
+/// Saturates at INT64_MAX.
+int64_t regionSpan(int64_t elements, int bits);
 
 struct Region {
   std::string name;

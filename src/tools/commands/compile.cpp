@@ -13,6 +13,7 @@
 #include "command.h"
 #include "compile_flags.h"
 #include "output_files.h"
+#include "memory_fit.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
 #include "skeleshare/frontend/summary.h"
@@ -52,6 +53,7 @@ bool sameOutputs(const Tensors& want, const Tensors& got) {
 int runCompile(CompileCommandOptions o) {
   auto loaded = loadProgram(o.file, std::cerr);
   if (!loaded) return kExitInputError;
+  if (!interfaceFitsMemory(*loaded, std::cerr)) return kExitInputError;
   std::optional<uint64_t> macs;
   if (loaded->dsl) macs = frontend::totalMacs(frontend::summarize(*loaded->dsl));
   o.compile.dataDir = SKELESHARE_DATA_DIR;

@@ -15,6 +15,7 @@
 #include "command.h"
 #include "compile_flags.h"
 #include "output_files.h"
+#include "memory_fit.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
 #include "skeleshare/frontend/summary.h"
@@ -93,6 +94,7 @@ int runSim(SimCommandOptions o) {
   }
   auto loaded = loadProgram(o.file, std::cerr);
   if (!loaded) return kExitInputError;
+  if (!interfaceFitsMemory(*loaded, std::cerr)) return kExitInputError;
   Tensors inputs;
   try {
     inputs = simInputs(*loaded, o);
