@@ -306,6 +306,76 @@ Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
   return Stream{u, r, identityLayout(out), c};
 }
 
+namespace {
+
+/// A context loop more (+1) or less (-1) on a tensor value; functions and scalars as they are.
+Sym withCtx(Sym x, int delta) {
+  if (auto* v = std::get_if<View>(&x)) v->ctx = static_cast<size_t>(static_cast<int64_t>(v->ctx) + delta);
+  else if (auto* st = std::get_if<Stream>(&x)) st->ctx = static_cast<size_t>(static_cast<int64_t>(st->ctx) + delta);
+  return x;
+}
+
+}  // namespace
+
+// ZipWith(x, y, f): like Map, a context loop over the outer dimension of both; f's body
+// is element-wise on the two rows (binary() fuses it into the stream of one of them).
+Sym Lowerer::zipWith(const ir::Term* t, const Env& env) {
+  Sym x = withCtx(eval(t->child(0), env), 1), y = withCtx(eval(t->child(1), env), 1);
+  Sym r = apply(apply(eval(t->child(2), env), x), y);
+  if (!std::holds_alternative<View>(r) && !std::holds_alternative<Stream>(r))
+    throw LowerError("ZipWith whose function returns no tensor");
+  return withCtx(r, -1);
+}
+
+// Reduce(init, x, \acc v. acc + v) (or Max, either operand order): a fold over x's outer
+// dimension by an associative, commutative operator is a reduction, whatever the order:
+// x is read with that dimension as the innermost stream (its inner dimensions before it,
+// the last as vector lanes, as MaxPool reads its windows) into an accumulator
+// (ReduceStm), and init joins the result. Other folds are not lowered.
+Sym Lowerer::reduce(const ir::Term* t, const Env& env) {
+  const ir::Term* f = t->child(2);
+  const ir::Term* body = f->op() == Op::Lam && f->body()->op() == Op::Lam ? f->body()->body() : nullptr;
+  auto isVar = [](const ir::Term* x, int64_t i) {
+    while (x->op() == Op::Cast) x = x->child(0);  // a widening of the element
+    return x->op() == Op::Var && x->varIndex() == i;
+  };
+  const bool foldsAccAndElement =
+      body && body->numChildren() == 2 && ((isVar(body->child(0), 1) && isVar(body->child(1), 0)) ||
+                                           (isVar(body->child(0), 0) && isVar(body->child(1), 1)));
+  if (!foldsAccAndElement || (body->op() != Op::Add && body->op() != Op::Max))
+    throw LowerError("Reduce is lowered for \\acc v. acc + v and max(acc, v) only");
+  const bool sum = body->op() == Op::Add;
+  const int bits = t->type()->scalar()->bits();
+  View v = asView(eval(t->child(1), env));
+  const size_t c = v.ctx;
+  requireNoPendingSum(c, "Reduce");
+  AddrGen g = v.gen;
+  const size_t rank = g.counters.size();
+  if (rank <= c) throw LowerError("Reduce over a scalar");
+  // [ctx][N][rest] -> [ctx][rest...][N][last of rest]: N the innermost stream dimension
+  std::vector<size_t> order;
+  for (size_t i = 0; i < c; ++i) order.push_back(i);
+  const bool lanes = rank > c + 1;
+  for (size_t i = c + 1; i + (lanes ? 1 : 0) < rank; ++i) order.push_back(i);
+  order.push_back(c);
+  if (lanes) order.push_back(rank - 1);
+  g.permute(order);
+  for (auto& k : g.counters) k.kind = DimKind::Stream;
+  if (lanes) g.counters.back().kind = DimKind::Vector;
+  size_t u = newUnit("Reduce");
+  auto b = builder(u);
+  uint32_t r = b.read(v.buffer, g);
+  r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(sum ? ReduceKind::Add : ReduceKind::Max)});
+  if (b.type(r).bits != bits) r = b.op(Prim::Wrap, {r}, {bits});
+  std::vector<Counter> out;
+  for (const auto& d : b.type(r).dims) out.push_back({d.extent, d.kind});
+  Sym result = Stream{u, r, identityLayout(out), c};
+  Sym init = eval(t->child(0), env);
+  // the operator's identity needs no operator
+  if (auto* sc = std::get_if<Scalar>(&init); sc && sum && sc->value == 0) return result;
+  return binary(sum ? Prim::Add : Prim::Max, {}, result, init);
+}
+
 // ---- the evaluator -----------------------------------------------------------------------
 
 Sym Lowerer::apply(const Sym& fn, const Sym& arg) {
@@ -408,18 +478,17 @@ Sym Lowerer::evalUncached(const ir::Term* t, const Env& env) {
     case Op::MergePartialSum: return mergePartialSum(t, env);
     case Op::Tuple: throw LowerError("Tuple below a module output");
     case Op::Map: {  // a new context loop over the outer dimension of x
-      Sym x = eval(t->child(0), env);
-      if (auto* v = std::get_if<View>(&x)) { View w = *v; ++w.ctx; x = w; }
-      else if (auto* st = std::get_if<Stream>(&x)) { Stream w = *st; ++w.ctx; x = w; }
-      Sym r = apply(eval(t->child(1), env), x);
-      if (auto* v = std::get_if<View>(&r)) { View w = *v; --w.ctx; return w; }
-      if (auto* st = std::get_if<Stream>(&r)) { Stream w = *st; --w.ctx; return w; }
-      throw LowerError("Map whose function returns no tensor");
+      Sym r = apply(eval(t->child(1), env), withCtx(eval(t->child(0), env), 1));
+      if (!std::holds_alternative<View>(r) && !std::holds_alternative<Stream>(r))
+        throw LowerError("Map whose function returns no tensor");
+      return withCtx(r, -1);
     }
     case Op::Pad:
     case Op::Transpose:
     case Op::Flatten: return reshape(t, env);
     case Op::MaxPool: return maxPool(t, env);
+    case Op::ZipWith: return zipWith(t, env);
+    case Op::Reduce: return reduce(t, env);
     default: break;
   }
   if (ir::isSkeleton(t->op())) return skeleton(t, env);

@@ -110,6 +110,8 @@ class Lowerer {
   Sym unary(const Sym& x, const std::vector<std::pair<Prim, int64_t>>& chain);
   Sym reshape(const ir::Term* t, const Env& env);
   Sym maxPool(const ir::Term* t, const Env& env);
+  Sym zipWith(const ir::Term* t, const Env& env);
+  Sym reduce(const ir::Term* t, const Env& env);
   Stream toStream(const View& v, const std::string& name);
   Stream openStream(const Sym& s);
   uint32_t operandIn(const Stream& base, const Sym& other);
