@@ -313,24 +313,27 @@ Sym Lowerer::skeleton(const ir::Term* t, const Env& env) {
       s.ctx = c;
       return s;
     }
-    case Op::Conv1DW: {  // out[h] = f(win_h)(wgt), win_h[x][k] = img[h][x+k]
+    case Op::Conv1DW:
+    case Op::Conv1DH: {
       View img = asView(eval(t->child(0), env)), w = asView(eval(t->child(1), env));
-      requireCtx(img, w, "Conv1D_W");
+      requireCtx(img, w, name.c_str());
       const size_t c = img.ctx;
       const int64_t k = w.gen.counters[c].extent;
-      img.gen.slide(c + 1, k, 1);  // [H][OW][K]
-      img.ctx = c + 1;
-      w.gen.repeat(c, img.gen.counters[c].extent);
-      w.ctx = c + 1;
-      Stream s = openStream(apply(apply(eval(t->child(2), env), img), w));
-      s.ctx = c;
-      return s;
-    }
-    case Op::Conv1DH: {  // out[y][w] = f(win_w)(wgt)[y], win_w[y][k] = img[y+k][w]
-      View img = asView(eval(t->child(0), env)), w = asView(eval(t->child(1), env));
-      requireCtx(img, w, "Conv1D_H");
-      const size_t c = img.ctx;
-      const int64_t k = w.gen.counters[c].extent;
+      // f applied to the windows [A][B][K] of each of the A context positions: out[a] =
+      // f(windows_a)(wgt), the weights repeated over a.
+      auto perContext = [&](View windows) {
+        windows.ctx = c + 1;
+        w.gen.repeat(c, windows.gen.counters[c].extent);
+        w.ctx = c + 1;
+        Stream s = openStream(apply(apply(eval(t->child(2), env), windows), w));
+        s.ctx = c;
+        return s;
+      };
+      if (op == Op::Conv1DW) {  // out[h] = f(win_h)(wgt), win_h[x][k] = img[h][x+k]
+        img.gen.slide(c + 1, k, 1);  // [H][OW][K]
+        return perContext(img);
+      }
+      // Conv1D_H: out[y][w] = f(win_w)(wgt)[y], win_w[y][k] = img[y+k][w]
       img.gen.slide(c, k, 1);  // [OH][K][W]
       if (img.gen.counters[c].extent == img.gen.counters[c + 2].extent) {
         // A square result: f's matrix [OH][K] has the type of a row's windows [W][K], so
@@ -338,27 +341,18 @@ Sym Lowerer::skeleton(const ir::Term* t, const Env& env) {
         // img[y+k][x]. The same products and sums, but a step's lanes are neighbours in a
         // row (one run per tap) instead of in a column (one line per lane and tap).
         img.gen.transpose(c + 1, c + 2);  // [OH][W][K]
-        img.ctx = c + 1;
-        w.gen.repeat(c, img.gen.counters[c].extent);
-        w.ctx = c + 1;
-        Stream s = openStream(apply(apply(eval(t->child(2), env), img), w));
-        s.ctx = c;
-        return s;
+        return perContext(img);
       }
       auto order = identityOrder(img.gen.counters.size());
       order[c] = c + 2;
       order[c + 1] = c;
       order[c + 2] = c + 1;
       img.gen.permute(order);  // [W][OH][K]
-      img.ctx = c + 1;
-      w.gen.repeat(c, img.gen.counters[c].extent);
-      w.ctx = c + 1;
-      Stream s = openStream(apply(apply(eval(t->child(2), env), img), w));
+      Stream s = perContext(img);
       // The unit computes [W][OH]; the logical result is [OH][W].
       auto sorder = identityOrder(s.layout.space.size());
       std::swap(sorder[c], sorder[c + 1]);
       permuteSpace(s.layout, sorder);
-      s.ctx = c;
       return s;
     }
     default: break;

@@ -90,30 +90,24 @@ TEST(CliSim, StencilAsWrittenPassesAndWritesTheDesign) {
 // 1 and divisor 1, like the window column's digit. Its address generator took that radix
 // as its group's, so every run repeated its first element (filter_pair's MISMATCH); the
 // digit is now left out of the generics (lower::agenParams).
-TEST(CliSim, SingleChannelWindowPassesBitExact) {
+/// Simulates tests/tools/programs/FILE as written (seed 3): bit-exact, at its pinned ratio.
+void expectProgramPassesAsWritten(const std::string& file, double pinned) {
   auto dir = scratchDir();
-  auto r = runTool({"sim", sourcePath("tests/tools/programs/single_channel_conv.dsl").string(), "--as-written",
-                    "--seed", "3", "--json", "-q", "-o", (dir / "out").string()},
+  auto r = runTool({"sim", sourcePath("tests/tools/programs/" + file).string(), "--as-written", "--seed", "3", "--json",
+                    "-q", "-o", (dir / "out").string()},
                    dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["result"], "PASS") << r.out;
-  expectPinnedRatio(j, 88.0 / 84, "single_channel_conv as written");
+  expectPinnedRatio(j, pinned, file + " as written");
 }
+
+TEST(CliSim, SingleChannelWindowPassesBitExact) { expectProgramPassesAsWritten("single_channel_conv.dsl", 88.0 / 84); }
 
 // A partial dot whose chunks a merge sums at once reads interleaved chunks: each step one
 // contiguous run of K columns (and the columns past N masked), where chunk-major chunks
 // gathered C pieces a step. Before, this design simulated 1,618 cycles (2.9x predicted).
-TEST(CliSim, MergedPartialDotReadsContiguousColumns) {
-  auto dir = scratchDir();
-  auto r = runTool({"sim", sourcePath("tests/tools/programs/merged_partial_dot.ir").string(), "--as-written", "--seed",
-                    "3", "--json", "-q", "-o", (dir / "out").string()},
-                   dir);
-  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["result"], "PASS") << r.out;
-  expectPinnedRatio(j, 597.0 / 557, "merged_partial_dot as written");
-}
+TEST(CliSim, MergedPartialDotReadsContiguousColumns) { expectProgramPassesAsWritten("merged_partial_dot.ir", 597.0 / 557); }
 
 // User lambdas reach hardware (issue 23): map, zip and reduce with element-wise bodies,
 // sums and maxima, compiled at the default budget and simulated bit-exact. The extractor's
