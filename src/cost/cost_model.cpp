@@ -332,7 +332,12 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // max-pool is a unit of its own. The unit's memory side is measured on the whole unit
   // (its data children with the views the lowering folds into its reads, its function
   // the canonical one of its type): its reads' runs and its lines, in context.
-  const bool skeleton = kids.size() == 3 && kids[2] && kids[2]->isFun() && op != Op::App;
+  // A user map that reduces its elements is a unit (a reduction, docs/lowering.md); one
+  // that keeps their shape, and a zip, are element-wise and fuse into their producer's.
+  const bool reducingMap = op == Op::Map && kids.size() == 2 && kids[1] && kids[1]->isFun() &&
+                           kids[1]->result()->rank() < kids[1]->param()->rank();
+  const bool skeleton =
+      (kids.size() == 3 && kids[2] && kids[2]->isFun() && op != Op::App && op != Op::ZipWith) || reducingMap;
   bool dataFromVars = false;
   for (size_t i = 0; i < kids.size() && i < childIsVar.size(); ++i)
     if (childIsVar[i] && kids[i] && kids[i]->isIntTensor()) dataFromVars = true;

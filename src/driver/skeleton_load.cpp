@@ -25,6 +25,17 @@ const Type* SkeletonLoads::local(const Type* t) {
 // a dot (Mv's), an mvF (Conv's, Mm's, Conv1D's, the Mv wrappers'), a partial mvF
 // (ParallelConv's), a convolution function (the Conv wrappers') or an mm function.
 const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span<const cost::ChildShape> kids) {
+  // A user map that reduces its elements and a user fold: a sum in their place, which the
+  // lowering builds as the same reduction unit as a maximum (docs/lowering.md).
+  if (op == Op::Map || op == Op::Reduce) f = local(f);  // built from its types, in this context
+  if (op == Op::Map) return f && f->isFun() ? reductionFunction(f->param(), f->result()) : nullptr;
+  if (op == Op::Reduce) {
+    if (!f || !f->isFun() || !f->result()->isFun() || !f->param()->isIntTensor()) return nullptr;
+    std::string error;
+    const ir::Term* acc[] = {ctx_.var(1, f->param()), ctx_.var(0, f->result()->param())};
+    const ir::Term* add = ctx_.tryMake(Op::Add, {}, nullptr, acc, error);
+    return add && add->type() == f->param() ? ctx_.lam2(f->param(), f->result()->param(), add) : nullptr;
+  }
   if (!f || !f->isFun() || !f->result()->isFun()) return nullptr;
   const Type* a = f->param();
   const Type* b = f->result()->param();
@@ -75,6 +86,28 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
   }
 }
 
+const ir::Term* SkeletonLoads::reductionFunction(const Type* e, const Type* r) {
+  if (!e || !r || !e->isIntTensor() || !r->isIntTensor()) return nullptr;
+  const auto es = e->shape(), rs = r->shape();
+  if (es.empty()) return nullptr;
+  const ir::Term* x = ctx_.var(0, e);
+  const ir::Term* body = nullptr;
+  std::string error;
+  if (es.size() == 1 && rs.empty()) {  // Reduce(0, x, \\acc v. acc + v)
+    const ir::Term* kids[] = {ctx_.var(1, r), ctx_.var(0, e->elem())};
+    const ir::Term* add = ctx_.tryMake(Op::Add, {}, nullptr, kids, error);
+    if (!add || add->type() != r) return nullptr;
+    const ir::Term* fold[] = {ctx_.constant(0, r), x, ctx_.lam2(r, e->elem(), add)};
+    body = ctx_.tryMake(Op::Reduce, {}, nullptr, fold, error);
+  } else if (es.size() >= 2 && rs.size() + 1 == es.size() && rs[0] == es[0]) {  // a map of reductions
+    const ir::Term* inner = reductionFunction(e->elem(), r->elem());
+    if (!inner) return nullptr;
+    const ir::Term* map[] = {x, inner};
+    body = ctx_.tryMake(Op::Map, {}, nullptr, map, error);
+  }
+  return body && body->type() == r ? ctx_.lam(e, body) : nullptr;
+}
+
 std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const int64_t> params,
                                                         std::span<const cost::ChildShape> kids, const Type* type) {
   ir::Module m;
@@ -86,6 +119,10 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
       const ir::Term* f = canonicalFunction(op, kids[i].type, kids);
       if (!f || f->type() != t) return std::nullopt;
       children.push_back(f);
+      continue;
+    }
+    if (t->rank() == 0) {  // a scalar (a fold's init): a constant, as the DSL writes it
+      children.push_back(ctx_.constant(0, t));
       continue;
     }
     std::string name = fmt::format("x{}", i);
@@ -120,13 +157,15 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
   } catch (const lower::LowerError&) {
     return std::nullopt;
   }
-  // The skeleton's unit: the one with the datapath (its multipliers); a max-pool's only
-  // unit. Copies of an operand the lowering adds run before it and are other units.
+  // The skeleton's unit: the one with the datapath (its multipliers); a max-pool's or a
+  // fold's only unit, the one with the accumulator. Copies of an operand the lowering adds
+  // run before it and are other units.
+  const bool accumulates = op == Op::MaxPool || op == Op::Reduce || op == Op::Map;
   std::optional<cost::SkeletonLoad> out;
   for (const auto& u : prog.units) {
     int64_t steps = 0;
     for (const auto& n : u.nodes)
-      if (n.prim == lower::Prim::Mul || (op == Op::MaxPool && n.prim == lower::Prim::ReduceStm))
+      if (n.prim == lower::Prim::Mul || (accumulates && n.prim == lower::Prim::ReduceStm))
         steps = std::max(steps, n.type.streamSteps());
     if (steps == 0) continue;
     cost::SkeletonLoad l{steps, lower::unitLoad(prog, u), lower::freshReadRuns(prog, u)};
