@@ -29,13 +29,8 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
   // lowering builds as the same reduction unit as a maximum (docs/lowering.md).
   if (op == Op::Map || op == Op::Reduce) f = local(f);  // built from its types, in this context
   if (op == Op::Map) return f && f->isFun() ? reductionFunction(f->param(), f->result()) : nullptr;
-  if (op == Op::Reduce) {
-    if (!f || !f->isFun() || !f->result()->isFun() || !f->param()->isIntTensor()) return nullptr;
-    std::string error;
-    const ir::Term* acc[] = {ctx_.var(1, f->param()), ctx_.var(0, f->result()->param())};
-    const ir::Term* add = ctx_.tryMake(Op::Add, {}, nullptr, acc, error);
-    return add && add->type() == f->param() ? ctx_.lam2(f->param(), f->result()->param(), add) : nullptr;
-  }
+  if (op == Op::Reduce)
+    return f && f->isFun() && f->result()->isFun() ? sumFold(f->param(), f->result()->param()) : nullptr;
   if (!f || !f->isFun() || !f->result()->isFun()) return nullptr;
   const Type* a = f->param();
   const Type* b = f->result()->param();
@@ -86,6 +81,14 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
   }
 }
 
+const ir::Term* SkeletonLoads::sumFold(const Type* acc, const Type* elem) {
+  if (!acc || !elem || !acc->isIntTensor() || !elem->isIntTensor()) return nullptr;
+  std::string error;
+  const ir::Term* kids[] = {ctx_.var(1, acc), ctx_.var(0, elem)};
+  const ir::Term* add = ctx_.tryMake(Op::Add, {}, nullptr, kids, error);
+  return add && add->type() == acc ? ctx_.lam2(acc, elem, add) : nullptr;
+}
+
 const ir::Term* SkeletonLoads::reductionFunction(const Type* e, const Type* r) {
   if (!e || !r || !e->isIntTensor() || !r->isIntTensor()) return nullptr;
   const auto es = e->shape(), rs = r->shape();
@@ -94,10 +97,9 @@ const ir::Term* SkeletonLoads::reductionFunction(const Type* e, const Type* r) {
   const ir::Term* body = nullptr;
   std::string error;
   if (es.size() == 1 && rs.empty()) {  // Reduce(0, x, \\acc v. acc + v)
-    const ir::Term* kids[] = {ctx_.var(1, r), ctx_.var(0, e->elem())};
-    const ir::Term* add = ctx_.tryMake(Op::Add, {}, nullptr, kids, error);
-    if (!add || add->type() != r) return nullptr;
-    const ir::Term* fold[] = {ctx_.constant(0, r), x, ctx_.lam2(r, e->elem(), add)};
+    const ir::Term* sum = sumFold(r, e->elem());
+    if (!sum) return nullptr;
+    const ir::Term* fold[] = {ctx_.constant(0, r), x, sum};
     body = ctx_.tryMake(Op::Reduce, {}, nullptr, fold, error);
   } else if (es.size() >= 2 && rs.size() + 1 == es.size() && rs[0] == es[0]) {  // a map of reductions
     const ir::Term* inner = reductionFunction(e->elem(), r->elem());

@@ -162,6 +162,12 @@ Stream Lowerer::toStream(const View& v, const std::string& name) {
   return Stream{u, n, identityLayout(g.counters), v.ctx};
 }
 
+Stream Lowerer::nodeStream(size_t u, uint32_t node, size_t ctx) {
+  std::vector<Counter> out;
+  for (const auto& d : builder(u).type(node).dims) out.push_back({d.extent, d.kind});
+  return Stream{u, node, identityLayout(out), ctx};
+}
+
 Stream Lowerer::openStream(const Sym& s) {
   if (auto* st = std::get_if<Stream>(&s)) return *st;
   if (auto* v = std::get_if<View>(&s)) return toStream(*v, "ew");
@@ -301,9 +307,7 @@ Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
   uint32_t r = b.read(v.buffer, g);
   r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
   r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
-  std::vector<Counter> out;
-  for (const auto& d : b.type(r).dims) out.push_back({d.extent, d.kind});
-  return Stream{u, r, identityLayout(out), c};
+  return nodeStream(u, r, c);
 }
 
 namespace {
@@ -367,9 +371,7 @@ Sym Lowerer::reduce(const ir::Term* t, const Env& env) {
   uint32_t r = b.read(v.buffer, g);
   r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(sum ? ReduceKind::Add : ReduceKind::Max)});
   if (b.type(r).bits != bits) r = b.op(Prim::Wrap, {r}, {bits});
-  std::vector<Counter> out;
-  for (const auto& d : b.type(r).dims) out.push_back({d.extent, d.kind});
-  Sym result = Stream{u, r, identityLayout(out), c};
+  Sym result = nodeStream(u, r, c);
   Sym init = eval(t->child(0), env);
   // the operator's identity needs no operator
   if (auto* sc = std::get_if<Scalar>(&init); sc && sum && sc->value == 0) return result;

@@ -75,6 +75,9 @@ class Lowerer {
   View asView(const Sym& s);
   size_t newUnit(const std::string& name);
   UnitBuilder builder(size_t unit);
+  /// Node `node` of unit `u` as the stream of the value it computes: its counters are the
+  /// value's dimensions, in order (a unit of its own: a pool, a fold, a merge read back).
+  Stream nodeStream(size_t u, uint32_t node, size_t ctx);
   /// ParallelDot[P] (parts = 0) or ParallelPartialDot[P, parts] on ctx x M x N views, or
   /// on ctx x M x parts x (N/parts) views (a partial dot whose chunks are pre-split).
   /// `merged`: a MergePartialSum sums the chunks at once, so which columns form a chunk is

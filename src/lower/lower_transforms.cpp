@@ -349,9 +349,7 @@ Sym Lowerer::mergePartialSum(const ir::Term* t, const Env& env) {
   g.counters.back().kind = DimKind::Vector;
   auto b = builder(u);
   uint32_t r = b.op(Prim::ReduceVec, {b.read(v.buffer, g)}, {static_cast<int64_t>(ReduceKind::Add)});
-  std::vector<Counter> out;
-  for (const auto& d : b.type(r).dims) out.push_back({d.extent, d.kind});
-  return Stream{u, r, identityLayout(out), v.ctx};
+  return nodeStream(u, r, v.ctx);
 }
 
 }  // namespace skeleshare::lower::detail

@@ -34,6 +34,8 @@ class SkeletonLoads {
  private:
   const ir::Type* local(const ir::Type* t);
   const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const cost::ChildShape> kids);
+  /// \\acc. \\v. acc + v, or null when that is not of acc's type.
+  const ir::Term* sumFold(const ir::Type* acc, const ir::Type* elem);
   /// \\x: e. a sum of x down to r (Reduce over its outer dimension, inside Maps), or null.
   const ir::Term* reductionFunction(const ir::Type* e, const ir::Type* r);
   std::optional<cost::SkeletonLoad> measure(ir::Op op, std::span<const int64_t> params,
