@@ -170,7 +170,7 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
       if (n.prim == lower::Prim::Mul || (accumulates && n.prim == lower::Prim::ReduceStm))
         steps = std::max(steps, n.type.streamSteps());
     if (steps == 0) continue;
-    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u), lower::freshReadRuns(prog, u)};
+    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u, counts_), lower::freshReadRuns(prog, u, counts_)};
     if (!out || l.load.busiest > out->load.busiest) out = l;
   }
   return out;

@@ -530,4 +530,38 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); });
 }
 
+namespace {
+
+/// Everything a walk's answer depends on, flattened: the kind, the width, the lanes and the
+/// generics with each list's length before it (so no two different generators collide).
+std::vector<int64_t> accessKey(bool write, const AgenParams& p, int elementBytes, int64_t lanes) {
+  std::vector<int64_t> key{write ? 1 : 0, elementBytes, lanes, p.nc, p.ng, p.nd, p.ns, p.nm};
+  for (const std::vector<int64_t>* v : {&p.extents, &p.gOffset, &p.gCoef, &p.dGroup, &p.dDiv, &p.dMod, &p.space, &p.cOffset,
+                                        &p.cCoef, &p.mOffset, &p.mCoef, &p.mLo, &p.mHi}) {
+    key.push_back(static_cast<int64_t>(v->size()));
+    key.insert(key.end(), v->begin(), v->end());
+  }
+  return key;
+}
+
+}  // namespace
+
+AccessCount AccessCounter::read(const AddrGen& g, int elementBytes, int64_t lanes) {
+  auto [it, fresh] = known_.try_emplace(accessKey(false, agenParams(g), elementBytes, lanes));
+  if (fresh) {
+    it->second = readAccess(g, elementBytes, lanes);
+    ++walks_;
+  }
+  return it->second;
+}
+
+AccessCount AccessCounter::write(const AddrGen& g, int elementBytes, int64_t lanes) {
+  auto [it, fresh] = known_.try_emplace(accessKey(true, agenParams(g), elementBytes, lanes));
+  if (fresh) {
+    it->second = writeAccess(g, elementBytes, lanes);
+    ++walks_;
+  }
+  return it->second;
+}
+
 }  // namespace skeleshare::lower

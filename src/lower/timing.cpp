@@ -36,7 +36,7 @@ int elementBytes(const Program& prog, const Node& n) { return prog.buffers.at(st
 
 }  // namespace
 
-cost::UnitLoad unitLoad(const Program& prog, const Unit& unit) {
+cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts) {
   cost::UnitLoad load;
   const size_t n = unit.nodes.size();
   std::vector<int64_t> busy(n, 0), depth(n, 0);
@@ -50,14 +50,14 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit) {
     depth[i] = deepest + stages(node);
     switch (node.prim) {
       case Prim::Read: {
-        AccessCount a = readAccess(node.addr, elementBytes(prog, node), node.type.vectorLanes());
+        AccessCount a = counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes());
         busy[i] = a.runs;
         load.lines += a.lines;
         break;
       }
       case Prim::Write: {
         const MType& in = unit.nodes[node.operands[0]].type;
-        AccessCount a = writeAccess(node.addr, elementBytes(prog, node), in.vectorLanes());
+        AccessCount a = counts.write(node.addr, elementBytes(prog, node), in.vectorLanes());
         busy[i] = std::max(upstream, a.runs);
         load.lines += a.lines;
         break;
@@ -85,7 +85,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit) {
   return load;
 }
 
-int64_t freshReadRuns(const Program& prog, const Unit& unit) {
+int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& counts) {
   std::vector<bool> replayed(unit.nodes.size(), false);
   for (const Node& node : unit.nodes)
     if (node.prim == Prim::Repeat) replayed[node.operands[0]] = true;
@@ -93,15 +93,16 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit) {
   for (size_t i = 0; i < unit.nodes.size(); ++i) {
     const Node& node = unit.nodes[i];
     if (node.prim == Prim::Read && !replayed[i])
-      runs = std::max(runs, readAccess(node.addr, elementBytes(prog, node), node.type.vectorLanes()).runs);
+      runs = std::max(runs, counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes()).runs);
   }
   return runs;
 }
 
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory) {
   CycleEstimate e;
+  AccessCounter counts;
   for (const auto& u : prog.units) {
-    e.loads.push_back(unitLoad(prog, u));
+    e.loads.push_back(unitLoad(prog, u, counts));
     e.perUnit.push_back(cost::unitCycles(e.loads.back(), memory));
     e.total += e.perUnit.back() + cost::kUnitSwitch;
   }

@@ -174,5 +174,27 @@ TEST(Lowering, CycleEstimateCountsRunsAndLines) {
   EXPECT_EQ(e.total, cost::unitCycles(l, {700, 4}) + cost::kUnitSwitch);
 }
 
+// The counter keeps each walk's answer: asked again (a read, a write, other lanes), it
+// answers as readAccess and writeAccess do, and walks each distinct question once.
+TEST(Lowering, AccessCounterAnswersAsTheWalksDoAndWalksOnce) {
+  Loaded m = loadDslText(kPaddedConv);
+  Program p = lowerModule(m.module, *m.ctx);
+  const AddrGen& window = p.units[0].nodes[3].addr;
+  const AddrGen& weights = p.units[0].nodes[0].addr;
+  AccessCounter counts;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t lanes : {27, 9}) {
+      AccessCount a = counts.read(window, 1, lanes), b = readAccess(window, 1, lanes);
+      EXPECT_EQ(a.runs, b.runs);
+      EXPECT_EQ(a.lines, b.lines);
+    }
+    AccessCount w = counts.write(weights, 1, 4 * 27), v = writeAccess(weights, 1, 4 * 27);
+    EXPECT_EQ(w.runs, v.runs);
+    EXPECT_EQ(w.lines, v.lines);
+    EXPECT_EQ(counts.read(weights, 1, 4 * 27).runs, 12);
+  }
+  EXPECT_EQ(counts.walks(), 4u);
+}
+
 }  // namespace
 }  // namespace skeleshare::lower::test

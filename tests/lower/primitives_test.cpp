@@ -6,6 +6,7 @@
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/printer.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/runs.h"
 #include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/verifier.h"
 
@@ -255,13 +256,14 @@ TEST(Printer, ShowsBuffersNodesAndAddressPatterns) {
 // lines each) runs two runs per vector through the read and the write, and moves 20 lines
 // each way.
 TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
+  AccessCounter counts;
   Fixture f({10, 128});
   f.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OffChip, Role::Intermediate});
   AddrGen g = AddrGen::identity({10, 128});
   g.counters[1].kind = V;
   uint32_t a = f.b().read(0, g);
   f.b().write(1, g, a);
-  cost::UnitLoad load = unitLoad(f.prog, f.unit);
+  cost::UnitLoad load = unitLoad(f.prog, f.unit, counts);
   EXPECT_EQ(load.busiest, 20);
   EXPECT_EQ(load.lines, 40);
   EXPECT_EQ(load.depth, 6 + 3);  // a read's and a write's registers
@@ -275,7 +277,7 @@ TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
   once.counters[0].kind = V;
   uint32_t x = r.b().op(Prim::Repeat, {r.b().read(0, once)}, {10, 0});
   r.b().write(1, g, x);
-  cost::UnitLoad rl = unitLoad(r.prog, r.unit);
+  cost::UnitLoad rl = unitLoad(r.prog, r.unit, counts);
   EXPECT_EQ(rl.lines, 2 + 20);
   EXPECT_EQ(rl.busiest, 20);  // the write: two runs per vector
   EXPECT_EQ(rl.depth, 6 + 2 + 3);

@@ -17,6 +17,7 @@
 #include "skeleshare/cost/cost_model.h"
 #include "skeleshare/ir/context.h"
 #include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/runs.h"
 
 namespace skeleshare::driver {
 
@@ -42,6 +43,7 @@ class SkeletonLoads {
                                             std::span<const cost::ChildShape> kids, const ir::Type* type);
   ir::Context ctx_;
   lower::LowerOptions options_;
+  lower::AccessCounter counts_;  // shared by every measurement: layers read alike
   std::map<std::string, std::optional<cost::SkeletonLoad>> cache_;
 };
 

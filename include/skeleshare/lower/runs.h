@@ -16,6 +16,7 @@
 // last line requested.
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "skeleshare/lower/addrgen.h"
@@ -48,5 +49,21 @@ AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes);
 /// The same for a write (runs within one line; a line is written when a run leaves it,
 /// and at the end).
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
+
+/// readAccess and writeAccess, each answer kept: the extractor's oracle lowers one skeleton
+/// per operator, parameters and types, and many of them read the same tensors through the
+/// same address generators (a layer's input under every tiling of its weights), so most
+/// walks would be repeated. Keyed by the generator's generics, the element width and the
+/// lanes, the answers are exactly those of the two functions.
+class AccessCounter {
+ public:
+  AccessCount read(const AddrGen& g, int elementBytes, int64_t lanes);
+  AccessCount write(const AddrGen& g, int elementBytes, int64_t lanes);
+  size_t walks() const { return walks_; }  // the walks it did not find kept
+
+ private:
+  std::map<std::vector<int64_t>, AccessCount> known_;
+  size_t walks_ = 0;
+};
 
 }  // namespace skeleshare::lower

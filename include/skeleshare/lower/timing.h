@@ -12,10 +12,12 @@
 
 namespace skeleshare::lower {
 
-/// The load of one unit.
-cost::UnitLoad unitLoad(const Program& prog, const Unit& unit);
+class AccessCounter;
+
+/// The load of one unit (its reads' and writes' runs and lines counted through `counts`).
+cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts);
 /// The most runs of one of the unit's reads whose data no Repeat replays.
-int64_t freshReadRuns(const Program& prog, const Unit& unit);
+int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& counts);
 
 struct CycleEstimate {
   std::vector<cost::UnitLoad> loads;
