@@ -40,6 +40,7 @@ struct Tables {
   std::vector<int64_t> tIn, tM, tD, tA;
   std::vector<int64_t> mMin, mMax, dMin, dMax;  // per (mode, mask) and (mode, digit): table_min/max
   std::vector<bool> dMoves;                     // per (mode, digit): its table is not all 0
+  std::array<std::vector<int64_t>, kModes> moving;  // per mode: the digits whose table moves
 
   int64_t gcoef(int64_t g, int64_t j) const { return p.gCoef[static_cast<size_t>(g * p.nc + j)]; }
 
@@ -162,6 +163,7 @@ struct Tables {
         size_t k = static_cast<size_t>(md * p.nd + d);
         range(tD, (md * p.nd + d) * r, dMin[k], dMax[k]);
         dMoves[k] = p.dMod[d] != 0 && (dMin[k] != 0 || dMax[k] != 0);
+        if (dMoves[k]) moving[static_cast<size_t>(md)].push_back(d);
       }
     }
   }
@@ -292,9 +294,8 @@ class Agen {
       }
       if (!(ctr_[topc] < p_.extents[static_cast<size_t>(topc)] - t_.tIn[static_cast<size_t>((md * r + e) * p_.nc + topc)]))
         stop = true;
-      for (int64_t d = 0; d < p_.nd; ++d) {
+      for (int64_t d : t_.moving[static_cast<size_t>(md)]) {  // the others never stop a run
         size_t k = static_cast<size_t>(md * p_.nd + d);
-        if (!t_.dMoves[k]) continue;
         int64_t t = t_.tD[static_cast<size_t>((md * p_.nd + d) * r + e)] - t_.dMin[k] + 1;
         if (!digits[static_cast<size_t>(d)].inside(t)) stop = true;
       }
