@@ -8,6 +8,7 @@
 
 #include "skeleshare/cost/cost_model.h"
 #include "skeleshare/driver/driver.h"
+#include "skeleshare/driver/effort.h"
 #include "skeleshare/driver/skeleton_load.h"
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/printer.h"
@@ -75,15 +76,20 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
     }
   }
 
+  // One effort budget for the whole compile: saturation may grow the e-graph only as far as
+  // the budget pays for, building the problem (the cycle model's walks) is charged next, and
+  // the extractor gets what is left.
+  EffortLedger effort(o.effort);
   rules::SaturateOptions so;
   so.limits.maxSeconds = o.saturationSeconds;
-  so.limits.maxNodes = o.maxNodes;
+  so.limits.maxNodes = effort.limited() ? std::min<uint64_t>(o.maxNodes, o.effort / kEffortPerENode) : o.maxNodes;
   so.disabledGroups = o.disabled;
   const auto satStart = std::chrono::steady_clock::now();
   rules::Saturation sat = rules::saturateModule(ctx, module, *ruleSet, so);
   double satSeconds = since(satStart);
-  say(o, fmt::format("saturation: {} ({} e-nodes, {} e-classes, {:.2f} s)", egraph::toString(sat.report.stop),
-                     sat.graph->nodeCount(), sat.graph->classCount(), satSeconds));
+  effort.charge(EffortLedger::Saturation, sat.graph->nodeCount() * kEffortPerENode);
+  say(o, fmt::format("saturation: {} ({} e-nodes, {} e-classes, {:.2f} s; {})", egraph::toString(sat.report.stop),
+                     sat.graph->nodeCount(), sat.graph->classCount(), satSeconds, effort.share(EffortLedger::Saturation)));
 
   cost::CostModel model(device);
   SkeletonLoads loads(device);
@@ -91,11 +97,15 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   extract::ProblemOptions po;
   po.sharing = !o.noSharing;
   po.singleAbstraction = o.singleAbstraction;
+  const auto problemStart = std::chrono::steady_clock::now();
   extract::Problem problem(*sat.graph, model, sat.root, po);
+  effort.charge(EffortLedger::Problem, loads.walkedRuns() * kEffortPerWalkedRun);
+  say(o, fmt::format("problem: cycle model of {} skeletons, {} address-generator runs walked ({:.2f} s; {})",
+                     loads.measured(), loads.walkedRuns(), since(problemStart), effort.share(EffortLedger::Problem)));
   extract::ExtractOptions eo;
   eo.dspBudget = budget;
   eo.maxConvUnits = o.maxConvUnits;
-  eo.effort = o.effort;
+  eo.effort = effort.left();
   eo.timeoutSeconds = o.timeout;
   eo.greedyWarmStart = !o.noGreedy;
   if (o.progress) eo.progress = [&o](const std::string& line) { o.progress("extract " + line); };
@@ -111,7 +121,10 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   performance(j, device, macs, ok, ok ? r.evaluation.time() : 0, ok ? r.evaluation.dsps() : 0);
   j["optimal"] = ok && r.optimal;
   j["stopped_by"] = extract::limitName(r.stoppedBy);
-  j["effort_spent"] = r.effortSpent;
+  effort.charge(EffortLedger::Extraction, r.effortSpent);
+  j["effort_spent"] = effort.spent();
+  j["effort"] = effort.json();
+  say(o, fmt::format("effort: {}", effort.summary()));
   j["lower_bound_cycles"] = r.lowerBound;
   j["enodes"] = sat.graph->nodeCount();
   j["eclasses"] = sat.graph->classCount();

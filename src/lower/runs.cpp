@@ -506,7 +506,11 @@ AccessCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk
   int64_t prefix = 0, outer = 1;
   if (total > kExactElements)
     while (prefix < lowestRun && outer < 4 * kSamples) outer *= p.extents[static_cast<size_t>(prefix++)];
-  if (outer < 4 * kSamples || (total / outer) % lanes != 0) return walk(a, 0);
+  if (outer < 4 * kSamples || (total / outer) % lanes != 0) {
+    AccessCount c = walk(a, 0);
+    c.walked = c.runs;
+    return c;
+  }
   AccessCount sum;
   for (int64_t k = 0; k < kSamples; ++k) {
     a.jumpTo((2 * k + 1) * outer / (2 * kSamples), prefix);
@@ -514,7 +518,7 @@ AccessCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk
     sum.runs += c.runs;
     sum.lines += c.lines;
   }
-  return {(sum.runs * outer + kSamples / 2) / kSamples, (sum.lines * outer + kSamples / 2) / kSamples};
+  return {(sum.runs * outer + kSamples / 2) / kSamples, (sum.lines * outer + kSamples / 2) / kSamples, sum.runs};
 }
 
 }  // namespace
@@ -552,6 +556,7 @@ AccessCount AccessCounter::read(const AddrGen& g, int elementBytes, int64_t lane
   if (fresh) {
     it->second = readAccess(g, elementBytes, lanes);
     ++walks_;
+    walkedRuns_ += static_cast<uint64_t>(it->second.walked);
   }
   return it->second;
 }
@@ -561,6 +566,7 @@ AccessCount AccessCounter::write(const AddrGen& g, int elementBytes, int64_t lan
   if (fresh) {
     it->second = writeAccess(g, elementBytes, lanes);
     ++walks_;
+    walkedRuns_ += static_cast<uint64_t>(it->second.walked);
   }
   return it->second;
 }

@@ -31,6 +31,10 @@ class SkeletonLoads {
   /// An oracle for cost::CostModel::setLoadOracle that answers through `loads` (which must
   /// outlive the model).
   static cost::LoadOracle oracle(SkeletonLoads& loads);
+  /// Skeletons measured (distinct questions) and the address-generator runs their reads and
+  /// writes visited: the work of building the extraction problem's cycle model.
+  size_t measured() const { return cache_.size(); }
+  uint64_t walkedRuns() const { return counts_.walkedRuns(); }
 
  private:
   const ir::Type* local(const ir::Type* t);

@@ -33,9 +33,10 @@ const char* statusName(Status s);  // "ok", "no_solution", "timeout_no_solution"
 enum class Limit { None, Effort, Timeout, QueryCap, Solver };
 const char* limitName(Limit s);  // "none", "effort", "timeout", "query_cap", "solver"
 
-/// Default effort: about a minute of search on one core of a 2020s x86 machine (Z3 spends
-/// roughly 4 million resource units a second on these encodings).
-inline constexpr uint64_t kDefaultEffort = 250'000'000;
+/// Default effort of a whole compile (driver/effort.h): at most about a minute on one core of
+/// this project's 2-core x86 machine, where Z3 spends 0.5 to 1.1 million resource units a
+/// second on the benchmarks' encodings (VGG-CIFAR's slowest, TinyYolo v2's fastest).
+inline constexpr uint64_t kDefaultEffort = 30'000'000;
 /// Greedy steps per effort unit: a step is about 16 times cheaper than a Z3 resource unit.
 inline constexpr uint64_t kGreedyStepsPerEffort = 16;
 /// The query that asks for anything better than the best design (the one that closes a
@@ -58,8 +59,10 @@ struct ExtractOptions {
   /// Seed the search with the greedy extractor's design.
   bool greedyWarmStart = true;
   /// Z3 resource units per bisection query before it counts as inconclusive (deterministic);
-  /// 0 = only the effort left.
-  uint64_t queryRlimit = 20'000'000;
+  /// 0 = only the effort left. Five million is 5 to 10 s: a query that needs more is almost
+  /// always a proof that the last fraction of a percent of the gap holds no design (VGG-CIFAR
+  /// at 1/4 of the DSPs spent 78 s on 147 cycles of 709,431 before it gave up).
+  uint64_t queryRlimit = 5'000'000;
   /// Acyclicity by forbidding the cycles that appear in models (true) or by integer labels
   /// on the classes of every cycle of the e-graph (false).
   bool lazyAcyclicity = true;

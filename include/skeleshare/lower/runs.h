@@ -41,6 +41,7 @@ int64_t perCycle(int64_t lanes, int elementBytes);
 struct AccessCount {
   int64_t runs = 0;   // cycles of the address generator (one run each)
   int64_t lines = 0;  // 512-bit lines requested (a read) or written (a write)
+  int64_t walked = 0; // runs the count visited (fewer than `runs` when it sampled): its work
 };
 
 /// The runs and lines of a read of `lanes`-lane vectors through `g`, for a buffer whose
@@ -60,10 +61,12 @@ class AccessCounter {
   AccessCount read(const AddrGen& g, int elementBytes, int64_t lanes);
   AccessCount write(const AddrGen& g, int elementBytes, int64_t lanes);
   size_t walks() const { return walks_; }  // the walks it did not find kept
+  uint64_t walkedRuns() const { return walkedRuns_; }  // their work: the runs they visited
 
  private:
   std::map<std::vector<int64_t>, AccessCount> known_;
   size_t walks_ = 0;
+  uint64_t walkedRuns_ = 0;
 };
 
 }  // namespace skeleshare::lower
