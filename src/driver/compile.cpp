@@ -105,7 +105,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   extract::ExtractOptions eo;
   eo.dspBudget = budget;
   eo.maxConvUnits = o.maxConvUnits;
-  eo.effort = effort.left();
+  eo.effort = effort.forExtraction();
   eo.timeoutSeconds = o.timeout;
   eo.greedyWarmStart = !o.noGreedy;
   if (o.progress) eo.progress = [&o](const std::string& line) { o.progress("extract " + line); };

@@ -24,9 +24,9 @@ uint64_t EffortLedger::spent() const {
   return s;
 }
 
-uint64_t EffortLedger::left() const {
+uint64_t EffortLedger::forExtraction() const {
   if (!limited()) return 0;
-  return std::max<uint64_t>(1, budget_ > spent() ? budget_ - spent() : 0);
+  return std::max<uint64_t>(std::max<uint64_t>(1, budget_ / 3), budget_ > spent() ? budget_ - spent() : 0);
 }
 
 std::string EffortLedger::share(Phase p) const {

@@ -120,7 +120,7 @@ GreedyResult greedyExtract(const Problem& p, int64_t dspBudget, int64_t maxConvU
   best.totalCandidates = cands.size() * lambdas.size();
   for (const auto& cand : cands) {
     for (double lambda : lambdas) {
-      if (best.found) {  // the limits never leave the search without a design it can find
+      if (best.candidates > 0) {
         best.stepsExhausted = limits.maxSteps > 0 && best.steps >= limits.maxSteps;
         best.timedOut = !best.stepsExhausted && limits.maxSeconds > 0 && elapsed() > limits.maxSeconds;
         if (best.stepsExhausted || best.timedOut) break;

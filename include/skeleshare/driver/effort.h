@@ -29,9 +29,11 @@ class EffortLedger {
   bool limited() const { return budget_ > 0; }
   void charge(Phase p, uint64_t units) { spent_[p] += units; }
   uint64_t spent() const;
-  /// What the next phase may spend: 0 when unlimited, otherwise at least 1 (an exhausted
-  /// budget still lets the extractor run its first greedy candidate, so a design is found).
-  uint64_t left() const;
+  /// What the extractor may spend: 0 when unlimited, otherwise what is left but at least a
+  /// third of the budget, so that a program whose problem was expensive to build still gets
+  /// a search (its greedy share and solver queries), not only a "no design found". A
+  /// compile's work is thus at most 4/3 of the budget.
+  uint64_t forExtraction() const;
   /// "effort 1234 (0.0% of 30000000)" for one phase.
   std::string share(Phase p) const;
   /// Every phase's effort and share, and the total.

@@ -16,9 +16,7 @@
 
 namespace skeleshare::extract {
 
-/// Limits on the greedy search, checked before each candidate once one has given a design
-/// within the limits (so a design that the greedy can find is always found: a program whose
-/// problem took most of the effort still gets one).
+/// Limits on the greedy search, checked before each candidate (the first always runs).
 struct GreedyLimits {
   uint64_t maxSteps = 0;   // steps (one node costed in one sweep); 0 = none (deterministic)
   double maxSeconds = 0;   // wall clock; 0 = none
