@@ -679,6 +679,36 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     z3Current = 0;
     return message;
   };
+  // What would work when the unit limit cannot be met (the structure already proved it):
+  // a design without that limit gives an upper bound on the units, a bisection from
+  // `atLeast` (each query within the per-query limit, so that the diagnosis cannot take
+  // the whole effort) narrows it. "; the fewest possible is N (try --max-conv-units N)", or
+  // a range, or nothing when the solver finds no design in time.
+  auto fewestUnitsText = [&](int64_t atLeast) -> std::string {
+    z3Done += z3Current;
+    z3Current = 0;
+    Encoding enc(p, opts);
+    z3::solver& s = enc.solver();
+    const std::vector<z3::expr> budget{enc.budgetLiteral()};  // a suggestion must fit the DSPs
+    if (check(enc, budget, queryLimit(false)) != z3::sat) return "";
+    int64_t lo = atLeast, hi = evaluate(p, *model).total[kConvUnits];
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      s.push();
+      s.add(enc.totalConvUnits() <= enc.ctx().int_val(mid));
+      z3::check_result q = check(enc, budget, queryLimit(false));
+      if (q == z3::sat) hi = std::min(mid, evaluate(p, *model).total[kConvUnits]);
+      s.pop();
+      if (q == z3::unsat) lo = mid + 1;
+      else if (q != z3::sat) break;
+    }
+    z3Done += z3Current;
+    z3Current = 0;
+    r.stoppedBy = Limit::None;  // the search itself was complete: no design fits the limit
+    if (lo >= hi) return fmt::format("; the fewest possible is {} (try --max-conv-units {})", hi, hi);
+    return fmt::format("; the fewest possible is between {} and {} (--max-conv-units {} has a design within the budget)",
+                       lo, hi, hi);
+  };
   auto diagnose = [&]() -> std::string {
     ProblemOptions base = p.options();
     const egraph::ClassId root = p.egraph().find(p.cls(p.root()).id);
@@ -704,11 +734,13 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
         someUnitPlacement = q.feasible() && timeLowerBound(q, 1) < kCostCap;
       }
     }
-    if (!someUnitPlacement)
-      return fmt::format(
+    if (!someUnitPlacement) {
+      std::string why = fmt::format(
           "no design has {}: no single convolution function of the e-graph can serve every convolution of the "
           "program",
           unitText());
+      return why + fewestUnitsText(opts.maxConvUnits + 1);
+    }
     return diagnoseWithSolver();
   };
 

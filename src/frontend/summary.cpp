@@ -1,21 +1,13 @@
 #include "skeleshare/frontend/summary.h"
 
-#include <limits>
+#include "skeleshare/support/saturating.h"
 
 namespace skeleshare::frontend {
 
 namespace {
 
-// Counts in a lambda body multiply by trip counts; saturate rather than wrap so that an
-// absurd program cannot report a small number.
-uint64_t satMul(uint64_t a, uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return std::numeric_limits<uint64_t>::max();
-  return a * b;
-}
-uint64_t satAdd(uint64_t a, uint64_t b) {
-  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max() : a + b;
-}
-
+// Counts in a lambda body multiply by trip counts: they saturate rather than wrap, so that
+// an absurd program cannot report a small number.
 class Summarizer {
  public:
   explicit Summarizer(std::vector<LayerInfo>& out) : out_(out) {}
@@ -34,14 +26,14 @@ class Summarizer {
       walk(*e.args[i], binding, calls);
       info.inputs.push_back(e.args[i]->type);
     }
-    if (higher) walk(*e.args.back(), binding, satMul(calls, static_cast<uint64_t>(e.args[0]->type.shape[0])));
+    if (higher) walk(*e.args.back(), binding, saturatingMul(calls, static_cast<uint64_t>(e.args[0]->type.shape[0])));
     info.op = std::string(bi.name);
     info.binding = binding;
     info.loc = e.loc;
     info.dsp = bi.dsp;
     info.output = e.type;
     info.calls = calls;
-    info.macs = satMul(macsOf(e.builtin, info.inputs), calls);
+    info.macs = saturatingMul(macsOf(e.builtin, info.inputs), calls);
     out_.push_back(std::move(info));
   }
 
@@ -60,20 +52,20 @@ uint64_t macsOf(Builtin b, const std::vector<ValueType>& args) {
     case Builtin::Conv: {
       if (x.size() != 3 || w.size() != 4) return 0;
       uint64_t oh = u(x[0] - w[1] + 1), ow = u(x[1] - w[1] + 1);
-      return satMul(satMul(satMul(oh, ow), u(w[0])), u(w[1] * w[2] * w[3]));
+      return saturatingMul(saturatingMul(saturatingMul(oh, ow), u(w[0])), u(w[1] * w[2] * w[3]));
     }
     case Builtin::Mv:
       if (x.size() != 2) return 0;
-      return satMul(u(x[0]), u(x[1]));
+      return saturatingMul(u(x[0]), u(x[1]));
     case Builtin::Mm:
       if (x.size() != 2 || w.size() != 2) return 0;
-      return satMul(satMul(u(x[0]), u(w[0])), u(x[1]));
+      return saturatingMul(saturatingMul(u(x[0]), u(w[0])), u(x[1]));
     case Builtin::Conv1DW:
       if (x.size() != 2 || w.size() != 1) return 0;
-      return satMul(satMul(u(x[0]), u(x[1] - w[0] + 1)), u(w[0]));
+      return saturatingMul(saturatingMul(u(x[0]), u(x[1] - w[0] + 1)), u(w[0]));
     case Builtin::Conv1DH:
       if (x.size() != 2 || w.size() != 1) return 0;
-      return satMul(satMul(u(x[0] - w[0] + 1), u(x[1])), u(w[0]));
+      return saturatingMul(saturatingMul(u(x[0] - w[0] + 1), u(x[1])), u(w[0]));
     default: return 0;
   }
 }
@@ -88,7 +80,7 @@ std::vector<LayerInfo> summarize(const Program& prog) {
 
 uint64_t totalMacs(const std::vector<LayerInfo>& layers) {
   uint64_t total = 0;
-  for (const LayerInfo& l : layers) total = satAdd(total, l.macs);
+  for (const LayerInfo& l : layers) total = saturatingAdd(total, l.macs);
   return total;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "skeleshare/support/diagnostics.h"
+#include "skeleshare/support/saturating.h"
 #include "skeleshare/vhdl/memory_map.h"
 
 namespace skeleshare::tools {
@@ -23,15 +24,8 @@ struct Tensor {
 
 int64_t elementsOf(const ir::Type* t) {
   int64_t n = 1;
-  for (int64_t d : t->shape()) {
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) return std::numeric_limits<int64_t>::max();
-    n *= d;
-  }
+  for (int64_t d : t->shape()) n = saturatingMul(n, d);
   return n;
-}
-
-int64_t saturatingAdd(int64_t a, int64_t b) {
-  return a > std::numeric_limits<int64_t>::max() - b ? std::numeric_limits<int64_t>::max() : a + b;
 }
 
 }  // namespace
