@@ -175,22 +175,17 @@ def stencil(rng, p):
         along_w = rng.random() < 0.5
         pad = rng.random() < 0.7
         lo, hi = (t - 1) // 2, t // 2
+        extent = (w if along_w else h) + (t - 1 if pad else 0)  # the convolved side, padded
+        if extent < t:
+            continue
+        amounts = f"0, 0, {lo}, {hi}" if along_w else f"{lo}, {hi}, 0, 0"
+        src = f"pad({cur}, {amounts})" if pad else cur
+        f = p.weight((t,))
+        cur = p.let(f"requant(conv1d_{'w' if along_w else 'h'}({src}, {f}), {rng.randint(1, 4)})", "s")
         if along_w:
-            src = f"pad({cur}, 0, 0, {lo}, {hi})" if pad else cur
-            width = w + (t - 1 if pad else 0)
-            if width < t:
-                continue
-            f = p.weight((t,))
-            cur = p.let(f"requant(conv1d_w({src}, {f}), {rng.randint(1, 4)})", "s")
-            w = width - t + 1
+            w = extent - t + 1
         else:
-            src = f"pad({cur}, {lo}, {hi}, 0, 0)" if pad else cur
-            height = h + (t - 1 if pad else 0)
-            if height < t:
-                continue
-            f = p.weight((t,))
-            cur = p.let(f"requant(conv1d_h({src}, {f}), {rng.randint(1, 4)})", "s")
-            h = height - t + 1
+            h = extent - t + 1
     return cur
 
 

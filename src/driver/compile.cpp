@@ -182,9 +182,15 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
     c.designText = design.header() + ir::printModule(ctx, design.module);
     c.design = std::move(design.module);
     c.predictedCycles = r.evaluation.time();
-    say(o, fmt::format("design: {} cycles, {} of {} DSPs, {} shared unit{}, {}", r.evaluation.time(), r.evaluation.dsps(),
-                       budget, design.units.size(), design.units.size() == 1 ? "" : "s",
-                       r.optimal ? "optimal" : "not proven optimal"));
+    const int64_t t = r.evaluation.time();
+    say(o, fmt::format("design: {} cycles, {} of {} DSPs, {} shared unit{}, {}", t, r.evaluation.dsps(), budget,
+                       design.units.size(), design.units.size() == 1 ? "" : "s",
+                       r.optimal ? std::string("optimal")
+                                 : fmt::format("not proven optimal (gap {:.2f}% to the lower bound {})",
+                                               t > 0 ? 100.0 * static_cast<double>(t - std::min(t, r.lowerBound)) /
+                                                           static_cast<double>(t)
+                                                     : 0.0,
+                                               r.lowerBound)));
   }
   j["shared"] = shared;
   Json imp = Json::array();

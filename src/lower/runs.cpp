@@ -551,20 +551,10 @@ std::vector<int64_t> accessKey(bool write, const AgenParams& p, int elementBytes
 
 }  // namespace
 
-AccessCount AccessCounter::read(const AddrGen& g, int elementBytes, int64_t lanes) {
-  auto [it, fresh] = known_.try_emplace(accessKey(false, agenParams(g), elementBytes, lanes));
+AccessCount AccessCounter::count(bool write, const AddrGen& g, int elementBytes, int64_t lanes) {
+  auto [it, fresh] = known_.try_emplace(accessKey(write, agenParams(g), elementBytes, lanes));
   if (fresh) {
-    it->second = readAccess(g, elementBytes, lanes);
-    ++walks_;
-    walkedRuns_ += static_cast<uint64_t>(it->second.walked);
-  }
-  return it->second;
-}
-
-AccessCount AccessCounter::write(const AddrGen& g, int elementBytes, int64_t lanes) {
-  auto [it, fresh] = known_.try_emplace(accessKey(true, agenParams(g), elementBytes, lanes));
-  if (fresh) {
-    it->second = writeAccess(g, elementBytes, lanes);
+    it->second = write ? writeAccess(g, elementBytes, lanes) : readAccess(g, elementBytes, lanes);
     ++walks_;
     walkedRuns_ += static_cast<uint64_t>(it->second.walked);
   }

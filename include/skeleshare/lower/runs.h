@@ -58,12 +58,13 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
 /// lanes, the answers are exactly those of the two functions.
 class AccessCounter {
  public:
-  AccessCount read(const AddrGen& g, int elementBytes, int64_t lanes);
-  AccessCount write(const AddrGen& g, int elementBytes, int64_t lanes);
+  AccessCount read(const AddrGen& g, int elementBytes, int64_t lanes) { return count(false, g, elementBytes, lanes); }
+  AccessCount write(const AddrGen& g, int elementBytes, int64_t lanes) { return count(true, g, elementBytes, lanes); }
   size_t walks() const { return walks_; }  // the walks it did not find kept
   uint64_t walkedRuns() const { return walkedRuns_; }  // their work: the runs they visited
 
  private:
+  AccessCount count(bool write, const AddrGen& g, int elementBytes, int64_t lanes);
   std::map<std::vector<int64_t>, AccessCount> known_;
   size_t walks_ = 0;
   uint64_t walkedRuns_ = 0;
