@@ -351,14 +351,23 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // replayed operands' runs are not: a tiling around the call may load them once for
   // every tile, which the unit's own measure below sees.
   if (skeleton && readsItsOperands(op)) {
-    if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type))
+    if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type)) {
+      if (r->refused) {
+        c.lowerable = false;
+        return;
+      }
       t.floors.push_back({r->freshRuns, {}, 1});
+    }
   }
   if (!unitStart) return;
   std::vector<ChildShape> shapes(children.begin(), children.end());
   if (shapes.size() != kids.size()) shapes = plain;
   std::optional<SkeletonLoad> l = oracle_(op, params, shapes, type);
   if (!l) return;
+  if (l->refused) {
+    c.lowerable = false;
+    return;
+  }
   const int64_t overhead = l->load.depth + mem.latency + kUnitSwitch;
   if (op == Op::MaxPool) {
     // its own unit: no DSPs, its read and write set its time

@@ -142,6 +142,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   const auto& st = problem.stats();
   pj["reachable_nodes"] = st.reachableNodes;
   pj["reachable_classes"] = st.reachableClasses;
+  pj["unlowerable_nodes"] = st.unlowerableNodes;
   pj["unextractable_nodes"] = st.unextractableNodes;
   pj["dominated_nodes"] = st.dominatedNodes;
   pj["nodes"] = st.nodes;

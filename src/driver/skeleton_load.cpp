@@ -157,7 +157,9 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
   try {
     prog = lower::lowerModule(m, ctx_, options_);
   } catch (const lower::LowerError&) {
-    return std::nullopt;
+    cost::SkeletonLoad refused;
+    refused.refused = true;
+    return refused;
   }
   // The skeleton's unit: the one with the datapath (its multipliers); a max-pool's or a
   // fold's only unit, the one with the accumulator. Copies of an operand the lowering adds

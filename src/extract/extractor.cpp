@@ -468,6 +468,14 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     return r;
   };
 
+  if (!p.feasible()) {  // only the lowering can have emptied the whole problem
+    r.status = Status::NoSolution;
+    r.lowerBound = 0;
+    return finish(fmt::format(
+        "no design the lowering can build: every form of the program in the e-graph has a node the lowering "
+        "refuses ({} refused)",
+        p.stats().unlowerableNodes));
+  }
   // The parts: with at most one convolution unit, one per class that can hold it and one
   // without any (docs/extraction.md, "Splitting by the convolution unit"); otherwise one.
   std::vector<Part> parts;

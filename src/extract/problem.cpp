@@ -16,11 +16,11 @@ using namespace cost;
 
 std::string ProblemStats::str() const {
   return fmt::format(
-      "e-graph {} nodes / {} classes; reachable {} / {}; dropped {} unextractable, {} self-dependent, {} "
-      "dominated, {} over-limit and {} excluded conv nodes; "
+      "e-graph {} nodes / {} classes; reachable {} / {}; dropped {} unextractable, {} unlowerable, {} self-dependent, "
+      "{} dominated, {} over-limit and {} excluded conv nodes; "
       "kept {} nodes / {} classes ({} free, {} absorbed, {} shareable, {} on cycles)",
-      egraphNodes, egraphClasses, reachableNodes, reachableClasses, unextractableNodes, selfDependentNodes,
-      dominatedNodes, overLimitNodes, excludedConvNodes, nodes,
+      egraphNodes, egraphClasses, reachableNodes, reachableClasses, unextractableNodes, unlowerableNodes,
+      selfDependentNodes, dominatedNodes, overLimitNodes, excludedConvNodes, nodes,
       classes, freeClasses, absorbedClasses, shareableClasses, cyclicClasses);
 }
 
@@ -92,68 +92,7 @@ void Problem::build(ClassId root) {
   auto excluded = [&](NodeId n) {
     return onlyConv != egraph::kNoClass && cost::isConvUnit(g.node(n).op()) && g.find(n) != onlyConv;
   };
-  // 2. Extractable classes: some node whose children are all extractable (worklist over
-  //    the number of not-yet-extractable children of each node).
-  std::vector<uint8_t> ext(g.idCount(), 0);
-  {
-    std::map<NodeId, uint32_t> missing;
-    std::vector<std::vector<NodeId>> users(g.idCount());
-    std::deque<ClassId> work;
-    for (ClassId c : reach) {
-      for (NodeId n : g.eclass(c).nodes) {
-        if (excluded(n)) continue;
-        auto kids = g.node(n).children();
-        missing[n] = static_cast<uint32_t>(kids.size());
-        for (ClassId k : kids) users[g.find(k)].push_back(n);
-        if (kids.empty() && !ext[c]) {
-          ext[c] = 1;
-          work.push_back(c);
-        }
-      }
-    }
-    while (!work.empty()) {
-      ClassId c = work.front();
-      work.pop_front();
-      for (NodeId n : users[c]) {
-        if (--missing[n] == 0) {
-          ClassId pc = g.find(n);
-          if (!ext[pc]) {
-            ext[pc] = 1;
-            work.push_back(pc);
-          }
-        }
-      }
-    }
-  }
-  if (!ext[root]) {
-    if (onlyConv == egraph::kNoClass) throw std::runtime_error("the root class has no finite term");
-    feasible_ = false;
-    return;
-  }
-
-  // 3. Keep extractable nodes; compute their costs; drop dominated ones.
-  auto nodeExtractable = [&](NodeId n) {
-    for (ClassId k : g.node(n).children())
-      if (!ext[g.find(k)]) return false;
-    return true;
-  };
-  // Keep only nodes still reachable from the root through kept nodes (iterate: dropping
-  // dominated nodes may make more classes unreachable).
-  std::vector<std::vector<NodeId>> keptNodes(g.idCount());
   std::map<NodeId, NodeCost> costs;
-  for (ClassId c : reach) {
-    for (NodeId n : g.eclass(c).nodes) {
-      if (excluded(n)) {
-        ++stats_.excludedConvNodes;
-        continue;
-      }
-      if (!nodeExtractable(n)) {
-        ++stats_.unextractableNodes;
-        continue;
-      }
-      keptNodes[c].push_back(n);
-    }
-  }
   auto costOf = [&](NodeId n) -> const NodeCost& {
     auto it = costs.find(n);
     if (it != costs.end()) return it->second;
@@ -180,6 +119,77 @@ void Problem::build(ClassId root) {
                                      std::span<const bool>(isVar.get(), en.children().size()), shapes))
         .first->second;
   };
+  // A node the lowering refuses (the load oracle says so) is in no design.
+  auto unlowerable = [&](NodeId n) { return !costOf(n).lowerable; };
+  // 2. Extractable classes: some node whose children are all extractable (worklist over
+  //    the number of not-yet-extractable children of each node).
+  std::vector<uint8_t> ext(g.idCount(), 0);
+  bool refusedSome = false;
+  {
+    std::map<NodeId, uint32_t> missing;
+    std::vector<std::vector<NodeId>> users(g.idCount());
+    std::deque<ClassId> work;
+    for (ClassId c : reach) {
+      for (NodeId n : g.eclass(c).nodes) {
+        if (excluded(n)) continue;
+        if (unlowerable(n)) {
+          refusedSome = true;
+          ++stats_.unlowerableNodes;
+          continue;
+        }
+        auto kids = g.node(n).children();
+        missing[n] = static_cast<uint32_t>(kids.size());
+        for (ClassId k : kids) users[g.find(k)].push_back(n);
+        if (kids.empty() && !ext[c]) {
+          ext[c] = 1;
+          work.push_back(c);
+        }
+      }
+    }
+    while (!work.empty()) {
+      ClassId c = work.front();
+      work.pop_front();
+      for (NodeId n : users[c]) {
+        if (--missing[n] == 0) {
+          ClassId pc = g.find(n);
+          if (!ext[pc]) {
+            ext[pc] = 1;
+            work.push_back(pc);
+          }
+        }
+      }
+    }
+  }
+  if (!ext[root]) {
+    if (onlyConv == egraph::kNoClass && !refusedSome) throw std::runtime_error("the root class has no finite term");
+    loweringExcludedAll_ = onlyConv == egraph::kNoClass;
+    feasible_ = false;
+    return;
+  }
+
+  // 3. Keep extractable nodes; compute their costs; drop dominated ones.
+  auto nodeExtractable = [&](NodeId n) {
+    for (ClassId k : g.node(n).children())
+      if (!ext[g.find(k)]) return false;
+    return true;
+  };
+  // Keep only nodes still reachable from the root through kept nodes (iterate: dropping
+  // dominated nodes may make more classes unreachable).
+  std::vector<std::vector<NodeId>> keptNodes(g.idCount());
+  for (ClassId c : reach) {
+    for (NodeId n : g.eclass(c).nodes) {
+      if (excluded(n)) {
+        ++stats_.excludedConvNodes;
+        continue;
+      }
+      if (unlowerable(n)) continue;  // counted above
+      if (!nodeExtractable(n)) {
+        ++stats_.unextractableNodes;
+        continue;
+      }
+      keptNodes[c].push_back(n);
+    }
+  }
   if (opts_.shrink) {
     for (ClassId c : reach) {
       auto& v = keptNodes[c];

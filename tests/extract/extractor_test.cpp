@@ -212,6 +212,43 @@ TEST_F(PaperExample, OutlinedDesignEvaluatesLikeTheSource) {
   }
 }
 
+/// A model whose load oracle (the lowering, in the compiler) refuses the given operators.
+cost::CostModel refusing(std::vector<Op> ops) {
+  cost::CostModel m = model();
+  m.setLoadOracle([ops](Op op, std::span<const int64_t>, std::span<const cost::ChildShape>,
+                        const ir::Type*) -> std::optional<cost::SkeletonLoad> {
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) return std::nullopt;
+    cost::SkeletonLoad l;
+    l.refused = true;
+    return l;
+  });
+  return m;
+}
+
+TEST_F(PaperExample, NodesTheLoweringRefusesAreNeverChosen) {
+  cost::CostModel noPaddedMv = refusing({Op::PaddedMv});
+  Problem p(*g, noPaddedMv, root);
+  EXPECT_GT(p.stats().unlowerableNodes, 0u);
+  for (int64_t budget : {100000, 600, 48}) {
+    ExtractResult r = extractDesign(p, opts(budget));
+    ASSERT_EQ(r.status, Status::Ok) << budget;
+    OutlinedDesign d = outline(p, r.selection, r.evaluation, source);
+    EXPECT_EQ(ir::printModule(ctx, d.module).find("PaddedMv"), std::string::npos) << budget;
+    auto inputs = ir::randomInputs(source, 3);
+    EXPECT_TRUE(ir::evaluateModule(d.module, ctx, inputs).at("out") == ir::evaluateModule(source, ctx, inputs).at("out"));
+  }
+  // Sharing the convolution's Mv with the FC layer needs PaddedMv: 40 DSPs no longer fit.
+  EXPECT_EQ(extractDesign(p, opts(40)).status, Status::NoSolution);
+
+  cost::CostModel nothing = refusing({Op::Conv, Op::Mv, Op::PaddedMv});
+  Problem q(*g, nothing, root);
+  EXPECT_FALSE(q.feasible());
+  EXPECT_TRUE(q.loweringExcludedAll());
+  ExtractResult r = extractDesign(q, opts(100000));
+  EXPECT_EQ(r.status, Status::NoSolution);
+  EXPECT_NE(r.message.find("no design the lowering can build"), std::string::npos) << r.message;
+}
+
 TEST_F(PaperExample, Deterministic) {
   auto run = [&] {
     // A fresh e-graph over the same program.

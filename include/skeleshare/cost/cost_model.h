@@ -77,6 +77,9 @@ struct CostExpr {
 
 struct NodeCost {
   std::array<CostExpr, kDims> dim;
+  /// False when the load oracle (the lowering) refuses the node: no design may contain it,
+  /// so the extractor never picks what the lowering cannot build.
+  bool lowerable = true;
 };
 
 /// The skeleton family of an operator, for --single-abstraction (docs/extraction.md):
@@ -102,6 +105,9 @@ struct SkeletonLoad {
   /// reads afresh whatever unit it is in. (A replayed operand, a convolution's weights, is
   /// read once per block, and a tiling around the call may keep that block for all tiles.)
   int64_t freshRuns = 0;
+  /// The lowering refuses the node (it would refuse it in any design, e.g. a ParallelConv
+  /// whose windows per call neither divide nor are a multiple of its output columns).
+  bool refused = false;
 };
 /// A child of a node as the oracle sees it: its type, and when it is a view the lowering
 /// folds into the unit's reads (Pad, Transpose, Flatten of another value), that view: the

@@ -68,6 +68,7 @@ struct ProblemStats {
   size_t reachableNodes = 0, reachableClasses = 0;
   size_t unextractableNodes = 0;
   size_t excludedConvNodes = 0;  // outside ProblemOptions::onlyConvClass
+  size_t unlowerableNodes = 0;   // refused by the lowering (the cost model's load oracle)
   size_t dominatedNodes = 0;
   size_t selfDependentNodes = 0;  // need their own class: on every path a cycle
   size_t overLimitNodes = 0;  // need more DSPs / convolution units than the limits allow
@@ -79,13 +80,15 @@ struct ProblemStats {
 class Problem {
  public:
   /// `g` must be clean and outlive the problem. Throws std::runtime_error when the root
-  /// has no finite term (unless onlyConvClass excluded every way: then feasible() is false
-  /// and the problem is empty).
+  /// has no finite term (unless onlyConvClass or the lowering excluded every way: then
+  /// feasible() is false and the problem is empty; loweringExcludedAll() says which).
   Problem(const egraph::EGraph& g, const cost::CostModel& model, egraph::ClassId root,
           const ProblemOptions& opts = {});
 
   const egraph::EGraph& egraph() const { return *g_; }
   bool feasible() const { return feasible_; }
+  /// The root has a term, but every one contains a node the lowering refuses.
+  bool loweringExcludedAll() const { return loweringExcludedAll_; }
   const cost::CostModel& model() const { return *model_; }
   const ProblemOptions& options() const { return opts_; }
   uint32_t root() const { return root_; }
@@ -120,6 +123,7 @@ class Problem {
   std::vector<int64_t> minTime_;
   ProblemStats stats_;
   bool feasible_ = true;
+  bool loweringExcludedAll_ = false;
   int64_t rootMinConvUnits_ = 0;
 };
 
