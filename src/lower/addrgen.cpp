@@ -527,6 +527,18 @@ std::string AddrGen::check() const {
       dig[at].hi = std::min(dig[at].hi, m.hi - 1 - m.expr.offset);
     }
   }
+  // Single-digit groups of one value are one digit: a mask on either narrows both. (A
+  // cropped layout composed into an operand's read guards the crop with a group of its own,
+  // whose value is the very counter a coordinate uses.)
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].radices.size() != 1) continue;
+    Range& a = dig[firstDigit(g)];
+    for (size_t h = g + 1; h < groups.size(); ++h) {
+      if (groups[h].radices.size() != 1 || groups[h].value != groups[g].value) continue;
+      Range& b = dig[firstDigit(h)];
+      a = b = Range{std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
+    }
+  }
   // For coordinates no single mask guards. Masks over the same expression (a pad of a
   // pad) guard their intersection: a coordinate is decomposed once per expression, so it
   // must see the tightest range.

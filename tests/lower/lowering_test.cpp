@@ -122,6 +122,21 @@ output o = requant(mm(q, q), 5);
   EXPECT_EQ(p.units.size(), 2u) << printProgram(p);
 }
 
+TEST(Lowering, AnOperandReadThroughACroppedResultIsGuardedByTheCrop) {
+  // The matrix product's rows are padded 2 -> 3 and its results cropped back to 2; the
+  // weight added to them is read with the result's 3 lanes, the third masked by the crop
+  // (random program 599 failed here: the check did not see the crop's guard).
+  Loaded m = loadIrText(R"(
+input x : i8[7][3];
+weight w1 : i8[2][3];
+weight w3 : i8[7][2];
+output out = Add(Requant[8](Mm(@x, @w1, \i8[2][3]. \i8[3]. PaddedMvRows(%1, %0, \i8[3][3]. \i8[3]. Mv(%1, %0, \i8[3][3]. \i8[3][3]. ParallelDot[3](%1, %0))))), @w3);
+)");
+  Program p;
+  expectAgrees(m, 5, &p);
+  EXPECT_EQ(p.units.size(), 1u) << printProgram(p);  // the add is fused, the crop is a mask
+}
+
 TEST(Lowering, PartialDotsAndLetsLower) {
   Loaded m;
   ir::Context& ctx = *m.ctx;
