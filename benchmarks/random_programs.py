@@ -226,6 +226,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1, help="first program's seed; program i has seed S + i")
+    ap.add_argument("--seeds", help="comma-separated seeds to run instead of --count/--seed (the regression set)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--sim", type=int, default=0, help="simulate the first N programs that get a design")
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "random_programs"))
@@ -237,7 +238,9 @@ def main():
         sys.exit(f"random_programs.py: {args.skeleshare} is not an executable (build first, or pass --skeleshare)")
     os.makedirs(os.path.join(args.out, "programs"), exist_ok=True)
     work = tempfile.mkdtemp(prefix="random_programs_")
-    progs = [generate(args.seed + i) for i in range(args.count)]
+    seeds = ([int(x) for x in args.seeds.split(",") if x.strip()] if args.seeds
+             else [args.seed + i for i in range(args.count)])
+    progs = [generate(s) for s in seeds]
     for g in progs:
         g["path"] = os.path.join(args.out, "programs", f"p{g['seed']:05d}.dsl")
         with open(g["path"], "w") as f:
@@ -285,9 +288,10 @@ def main():
         if "sim" in r and r["sim"]["exit"] != 0:
             bad.append(f"p{r['seed']:05d} ({r['kind']}) simulation: exit {r['sim']['exit']}: {r['sim']['message']}")
     with open(os.path.join(args.out, "random_programs.json"), "w") as f:
-        json.dump({"seed": args.seed, "count": args.count, "wall_seconds": round(wall, 1), "programs": recs}, f, indent=1)
+        json.dump({"seeds": seeds, "wall_seconds": round(wall, 1), "programs": recs}, f, indent=1)
     kinds = [k for k, _, _ in KINDS]
-    md = [f"# {args.count} random programs (seeds {args.seed}..{args.seed + args.count - 1})", "",
+    which = (f"seeds {args.seeds}" if args.seeds else f"seeds {args.seed}..{args.seed + args.count - 1}")
+    md = [f"# {len(seeds)} random programs ({which})", "",
           f"Each compiled with --check-eval at a random DSP budget and at the full budget (one convolution unit); "
           f"{args.jobs} at a time, {wall:.0f} s in all.", "",
           "| kind | programs | random budget: design / no design / other | full budget: design / no design / other |",
