@@ -358,6 +358,17 @@ void AddrGen::slice(size_t d, int64_t start, int64_t len) {
 void AddrGen::split(size_t d, int64_t n) {
   requireView(*this, "split");
   if (d >= counters.size() || n < 1 || counters[d].extent % n != 0) fail("bad split");
+  if (n == 1 && isClassicView()) {
+    // A split by 1 (a tiling by tiles of one, e.g. TiledMv of a one-channel window): a new
+    // counter of extent 1 after d, its own digit, always 0. (The radix-boundary split below
+    // would give it no radix at all.)
+    size_t col = firstDigit(d) + groups[d].radices.size();
+    forDigitForms(*this, [&](Affine& a) { a.coef.insert(a.coef.begin() + static_cast<ptrdiff_t>(col), 0); });
+    counters.insert(counters.begin() + static_cast<ptrdiff_t>(d) + 1, Counter{1, counters[d].kind});
+    groups.insert(groups.begin() + static_cast<ptrdiff_t>(d) + 1, IndexGroup{{}, {1}});
+    resetViewGroups(*this);
+    return;
+  }
   if (!isClassicView() || (groups[d].radices.size() > 1 && product(groups[d].radices) != counters[d].extent) ||
       (groups[d].radices.size() > 1 && product(groups[d].radices) == counters[d].extent &&
                            [&] {

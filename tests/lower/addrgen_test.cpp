@@ -114,6 +114,20 @@ TEST(AddrGen, SliceAndSplit) {
   EXPECT_THROW(g.split(0, 4), std::logic_error);
 }
 
+TEST(AddrGen, SplitByOneOfAFlattenedIndexAddsAUnitCounter) {
+  // A 3x3 one-channel window flattened to 9, tiled by one (random program 315's TiledMv):
+  // the radix-boundary split would leave the new group no radix.
+  Tensor src = iota({3, 3, 1});
+  AddrGen g = AddrGen::identity({3, 3, 1});
+  g.flatten(0);
+  g.flatten(0);  // [9], radices 3 x 3 x 1
+  g.split(0, 1);  // [9][1]
+  EXPECT_EQ(g.check(), "");
+  Tensor r = readThrough(g, src);
+  ASSERT_EQ(r.shape(), (std::vector<int64_t>{9, 1}));
+  for (int64_t i = 0; i < 9; ++i) EXPECT_EQ(r.at({i, 0}), src.at({i / 3, i % 3, 0}));
+}
+
 TEST(AddrGen, RegroupChunksAFlattenedIndexWithAGuard) {
   // N = 6 elements (radices 3 x 2) read as 2 chunks of K = 4 lanes: n = 4*c + k, n >= 6 reads 0.
   Tensor src = iota({3, 2});
