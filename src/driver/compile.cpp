@@ -188,10 +188,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
                        design.units.size(), design.units.size() == 1 ? "" : "s",
                        r.optimal ? std::string("optimal")
                                  : fmt::format("not proven optimal (gap {:.2f}% to the lower bound {})",
-                                               t > 0 ? 100.0 * static_cast<double>(t - std::min(t, r.lowerBound)) /
-                                                           static_cast<double>(t)
-                                                     : 0.0,
-                                               r.lowerBound)));
+                                               extract::gapPercent(t, r.lowerBound), r.lowerBound)));
   }
   j["shared"] = shared;
   Json imp = Json::array();

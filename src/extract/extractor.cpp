@@ -427,6 +427,11 @@ std::optional<Selection> toFull(const Problem& full, const Problem& sub, const S
 
 }  // namespace
 
+double gapPercent(int64_t time, int64_t lowerBound) {
+  if (time <= 0) return 0.0;
+  return 100.0 * static_cast<double>(time - std::min(time, lowerBound)) / static_cast<double>(time);
+}
+
 ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   const auto start = Clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
@@ -516,10 +521,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
   bool have = false;
   auto gapText = [&]() -> std::string {
     if (!have) return "";
-    int64_t best = r.evaluation.time();
-    if (best <= 0) return ", gap 0%";
-    return fmt::format(", lower bound {}, gap {:.1f}%", r.lowerBound,
-                       100.0 * static_cast<double>(best - std::min(best, r.lowerBound)) / static_cast<double>(best));
+    return fmt::format(", lower bound {}, gap {:.1f}%", r.lowerBound, gapPercent(r.evaluation.time(), r.lowerBound));
   };
   auto accept = [&](Selection sel, const char* source) {
     Evaluation e = evaluate(p, sel);
@@ -614,6 +616,26 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     return final ? opts.queryRlimit * kFinalQueryFactor : opts.queryRlimit;
   };
 
+  // The least `quantity` (design dimension `dim`) under the assumptions, by bisection over
+  // [lo, hi], each query within `rlimit` (0: what is left). A sat answer's model may be below
+  // the bound asked for, and tightens hi to its value. Returns {lo, hi}: exact when they
+  // meet; otherwise an undecided query stopped the search and lo is a lower bound.
+  auto bisectLeast = [&](Encoding& enc, const z3::expr& quantity, int dim, const std::vector<z3::expr>& assume,
+                         int64_t lo, int64_t hi, uint64_t rlimit) -> std::pair<int64_t, int64_t> {
+    z3::solver& s = enc.solver();
+    while (lo < hi) {
+      int64_t mid = lo + (hi - lo) / 2;
+      s.push();
+      s.add(quantity <= enc.ctx().int_val(mid));
+      z3::check_result q = check(enc, assume, rlimit);
+      if (q == z3::sat) hi = std::min(mid, evaluate(p, *model).total[dim]);
+      s.pop();
+      if (q == z3::unsat) lo = mid + 1;
+      else if (q != z3::sat) break;
+    }
+    return {lo, hi};
+  };
+
   // Which limit cannot be met, when no part has a design. First without a solver: the
   // convolution-unit limit alone on the whole problem (limit pruning), then split by the
   // unit's class; otherwise by minimising the DSPs resp. units with Z3 over the other
@@ -626,23 +648,11 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     z3Done += z3Current;
     z3Current = 0;
     Encoding enc(p, opts);
-    z3::solver& s = enc.solver();
-    z3::context& ctx = enc.ctx();
-    auto minimise = [&](const z3::expr& quantity, const std::vector<z3::expr>& assume,
+    // {the least value (a lower bound when not exact), exact}
+    auto minimise = [&](const z3::expr& quantity, int dim, const std::vector<z3::expr>& assume,
                         int64_t hi) -> std::pair<int64_t, bool> {
-      int64_t lo = 0;
-      bool exact = true;
-      while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        s.push();
-        s.add(quantity <= ctx.int_val(mid));
-        z3::check_result q = check(enc, assume, 0);
-        s.pop();
-        if (q == z3::sat) hi = mid;
-        else if (q == z3::unsat) lo = mid + 1;
-        else { exact = false; break; }
-      }
-      return {exact && lo >= hi ? hi : lo, exact && lo >= hi};
+      auto [lo, least] = bisectLeast(enc, quantity, dim, assume, 0, hi, 0);
+      return {lo >= least ? least : lo, lo >= least};
     };
     auto designValue = [&](int dim) {
       Selection sel = *model;
@@ -654,7 +664,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     z3::check_result convRes = check(enc, {enc.convLiteral()}, 0);
     if (convRes == z3::sat) {
       convOk = true;
-      auto [need, exact] = minimise(enc.totalDsps(), {enc.convLiteral()}, designValue(kDsp));
+      auto [need, exact] = minimise(enc.totalDsps(), kDsp, {enc.convLiteral()}, designValue(kDsp));
       dspPart = fmt::format("no design fits {} DSPs: the smallest design{} needs {}{}", opts.dspBudget,
                             opts.maxConvUnits >= 0 ? fmt::format(" with at most {} convolution unit{}", opts.maxConvUnits,
                                                                  opts.maxConvUnits == 1 ? "" : "s")
@@ -666,8 +676,8 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
       z3::check_result anyRes = convRes == z3::unsat ? check(enc, {}, 0) : z3::unknown;
       if (anyRes == z3::sat) {
         int64_t unitsHi = designValue(kConvUnits), dspHi = designValue(kDsp);
-        auto [units, exactU] = minimise(enc.totalConvUnits(), {}, unitsHi);
-        auto [need, exactD] = minimise(enc.totalDsps(), {}, dspHi);
+        auto [units, exactU] = minimise(enc.totalConvUnits(), kConvUnits, {}, unitsHi);
+        auto [need, exactD] = minimise(enc.totalDsps(), kDsp, {}, dspHi);
         convPart = fmt::format(
             "no design has at most {} convolution unit{}: the fewest possible is {}{} (the convolutions cannot "
             "all use one shared unit); without that limit the smallest design needs {}{} DSPs",
@@ -696,20 +706,10 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     z3Done += z3Current;
     z3Current = 0;
     Encoding enc(p, opts);
-    z3::solver& s = enc.solver();
     const std::vector<z3::expr> budget{enc.budgetLiteral()};  // a suggestion must fit the DSPs
     if (check(enc, budget, queryLimit(false)) != z3::sat) return "";
-    int64_t lo = atLeast, hi = evaluate(p, *model).total[kConvUnits];
-    while (lo < hi) {
-      int64_t mid = lo + (hi - lo) / 2;
-      s.push();
-      s.add(enc.totalConvUnits() <= enc.ctx().int_val(mid));
-      z3::check_result q = check(enc, budget, queryLimit(false));
-      if (q == z3::sat) hi = std::min(mid, evaluate(p, *model).total[kConvUnits]);
-      s.pop();
-      if (q == z3::unsat) lo = mid + 1;
-      else if (q != z3::sat) break;
-    }
+    auto [lo, hi] = bisectLeast(enc, enc.totalConvUnits(), kConvUnits, budget, atLeast,
+                                evaluate(p, *model).total[kConvUnits], queryLimit(false));
     z3Done += z3Current;
     z3Current = 0;
     r.stoppedBy = Limit::None;  // the search itself was complete: no design fits the limit

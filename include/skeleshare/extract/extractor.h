@@ -103,4 +103,8 @@ struct ExtractResult {
 
 ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts);
 
+/// How far a design of `time` cycles may be from the optimum, in percent of its time:
+/// (time - lowerBound) / time (0 for a design at or below the bound, or of no time).
+double gapPercent(int64_t time, int64_t lowerBound);
+
 }  // namespace skeleshare::extract
