@@ -71,7 +71,6 @@ Family familyOf(Op op) {
     case Op::PaddedConvHW:
     case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
-    case Op::PaddedConvKS:
     case Op::ParallelConv:
       return Family::Conv;
     case Op::Mv:
@@ -200,7 +199,6 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
     case Op::PaddedConvHW:
     case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
-    case Op::PaddedConvKS:
     case Op::TransposedConv1DW:
       skeleton(1);
       break;
