@@ -473,7 +473,7 @@ ExtractResult extractDesign(const Problem& p, const ExtractOptions& opts) {
     return r;
   };
 
-  if (!p.feasible()) {  // only the lowering can have emptied the whole problem
+  if (p.loweringExcludedAll()) {
     r.status = Status::NoSolution;
     r.lowerBound = 0;
     return finish(fmt::format(
