@@ -71,6 +71,7 @@ Family familyOf(Op op) {
     case Op::PaddedConvHW:
     case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
+    case Op::PaddedConvKS:
     case Op::ParallelConv:
       return Family::Conv;
     case Op::Mv:
@@ -199,6 +200,7 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
     case Op::PaddedConvHW:
     case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
+    case Op::PaddedConvKS:
     case Op::TransposedConv1DW:
       skeleton(1);
       break;

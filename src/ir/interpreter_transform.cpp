@@ -134,6 +134,16 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
       const int64_t po = secondParamShape(fTerm)[0];
       return slice(apply2(f, k[0], padAxis(y, 0, po)).tensor(), 2, 0, y.dim(0));
     }
+    case Op::PaddedConvKS: {
+      // f(in with zero rows/columns to PH x PW)(wgt with zero taps to K x K), cropped
+      const auto tile = firstParamShape(fTerm), wt = secondParamShape(fTerm);
+      const int64_t ks = y.dim(1);
+      Tensor r = apply2(f, padTo(x, {tile[0], tile[1], x.dim(2)}), padTo(y, {wt[0], wt[1], wt[2], wt[3]})).tensor();
+      std::vector<int64_t> shape = r.shape();
+      shape[0] = x.dim(0) - ks + 1;
+      shape[1] = x.dim(1) - ks + 1;
+      return extractBlock(r, std::vector<int64_t>(r.rank(), 0), shape);
+    }
     case Op::TransposedConv1DW:
       // transpose(f(transpose(img))(wgt))
       return transposeOuter(apply2(f, transposeOuter(x), k[1]).tensor());

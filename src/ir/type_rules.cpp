@@ -345,6 +345,24 @@ const Type* Rules::run() {
       else atLeast(o2, s.o, "output channels");
       return arr2(s.oh(), s.ow(), arr(s.o, e));
     }
+    case Op::PaddedConvKS: {
+      // convF: PH x PW x C -> O x K x K x C -> (PH-K+1) x (PW-K+1) x R': the kernel padded
+      // with zeros to K x K at its bottom/right, the input there to PH x PW (at least
+      // K - KS more rows and columns, so every window keeps its products), the result
+      // cropped to the (H-KS+1) x (W-KS+1) windows of the original.
+      ConvShape s = convShape();
+      fun2(k_[2], fa, fb, fr, "conv function");
+      auto fw = intTensor(fb, 4, "conv function's weight parameter");
+      auto fin = intTensor(fa, 3, "conv function's input parameter");
+      int64_t k = fw[1];
+      atLeast(k, s.ks, "kernel size");
+      expectType(fb, wgtType(s.o, k, s.c, s.b), "conv function's weight parameter");
+      atLeast(fin[0], s.h + k - s.ks, "height");
+      atLeast(fin[1], s.w + k - s.ks, "width");
+      expectType(fa, inType(fin[0], fin[1], s.c, s.a), "conv function's input parameter");
+      const Type* r = convResult(fr, fin[0] - k + 1, fin[1] - k + 1);
+      return arr2(s.oh(), s.ow(), r);
+    }
     case Op::TransposedConv1DW: {
       // TransposedConv1D_W(img: H x W, wgt: K, f: W x H -> K -> W x (H-K+1) x R')
       //   : (H-K+1) x W x R'   = transpose(f(transpose(img), wgt))

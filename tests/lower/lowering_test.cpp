@@ -137,6 +137,20 @@ output out = Add(Requant[8](Mm(@x, @w1, \i8[2][3]. \i8[3]. PaddedMvRows(%1, %0, 
   EXPECT_EQ(p.units.size(), 1u) << printProgram(p);  // the add is fused, the crop is a mask
 }
 
+TEST(Lowering, APaddedKernelIsMaskedReadsAndACroppedWrite) {
+  // A 1x1 convolution on a 5x6 image run on a 3x3 unit over 8x9: the image padded by
+  // three rows and columns, the kernel by two, the 6x7 results cropped to 5x6.
+  Loaded m = loadIrText(R"(
+input x : i8[5][6][2];
+weight w : i8[3][1][1][2];
+output out = PaddedConvKS(@x, @w, \i8[8][9][2]. \i8[3][3][3][2]. Conv(%1, %0, \i8[3][18]. \i8[18]. Mv(%1, %0, \i8[3][18]. \i8[3][18]. ParallelDot[3](%1, %0))));
+)");
+  Program p;
+  expectAgrees(m, 6, &p);
+  EXPECT_EQ(p.units.size(), 1u) << printProgram(p);
+  EXPECT_EQ(programResources(p).dsps, 3 * 18);  // the 3x3 unit's multipliers
+}
+
 TEST(Lowering, PartialDotsAndLetsLower) {
   Loaded m;
   ir::Context& ctx = *m.ctx;

@@ -109,6 +109,17 @@ std::map<std::string, Generator> generators() {
     auto a = g.scalar(), b = g.scalar();
     return Case{g.conv(h, h, g.pick(1, 2), och, ks, a, b), {g.conv(h, h, 1, poch, ks, a, b)}};
   };
+  m["R-PAD-CONV-KS"] = [](Gen& g) {
+    int64_t ks = g.pick(1, 2), pk = ks + g.pick(1, 2), h = g.pick(ks, 5), ph = h + pk - ks + g.pick(0, 2);
+    auto a = g.scalar(), b = g.scalar();
+    // the other convolution brings its kernel size and its extent into the domains
+    return Case{g.conv(h, h, g.pick(1, 3), g.pick(1, 3), ks, a, b), {g.conv(ph, ph, 1, 1, pk, a, b)}};
+  };
+  m["R-CALL-CONV"] = [](Gen& g) {
+    int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5);
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(h, w, g.pick(1, 3), g.pick(1, 3), ks, a, b), {}};
+  };
   m["R-PAD-PAR-CONV"] = [](Gen& g) {
     int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5), ich = g.pick(1, 3);
     int64_t pich = ich + g.pick(0, ich - 1), groups = g.pick(2, 4), pn = groups * ks * ks * pich;
