@@ -116,9 +116,10 @@ std::map<std::string, Generator> generators() {
     return Case{g.conv(h, h, g.pick(1, 3), g.pick(1, 3), ks, a, b), {g.conv(ph, ph, 1, 1, pk, a, b)}};
   };
   m["R-CALL-CONV"] = [](Gen& g) {
-    int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5);
+    int64_t ks = g.pick(2, 3), h = g.pick(ks, 5), w = g.pick(ks, 5), sk = g.pick(1, ks - 1);
     auto a = g.scalar(), b = g.scalar();
-    return Case{g.conv(h, w, g.pick(1, 3), g.pick(1, 3), ks, a, b), {}};
+    // the other convolution brings a smaller kernel size into the domain
+    return Case{g.conv(h, w, g.pick(1, 3), g.pick(1, 3), ks, a, b), {g.conv(sk, sk, 1, 1, sk, a, b)}};
   };
   m["R-PAD-PAR-CONV"] = [](Gen& g) {
     int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5), ich = g.pick(1, 3);
