@@ -211,6 +211,34 @@ def outcome(rc):
     return {0: "design", 3: "no design", 4: "mismatch", 1: "failed"}.get(rc, "crash")
 
 
+def cycles(out):
+    """The predicted and estimated cycles of a compile's design (its report.json), or None."""
+    try:
+        with open(os.path.join(out, "report.json")) as f:
+            r = json.load(f)
+        return r["predicted_cycles"], r["hardware"]["estimated_cycles"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def model_summary(recs, key):
+    """How far the cycle model's prediction is from the lowering's estimate over the designs of
+    one budget: the estimate counts the lowered hardware and is what simulation confirms on the
+    benchmarks (docs/cost-model.md), so the spread is the model's error outside them."""
+    pairs = [(r[key]["predicted"], r[key]["estimated"]) for r in recs if "predicted" in r.get(key, {})]
+    ratios = sorted(e / p for p, e in pairs if p > 0)
+    if not ratios:
+        return None
+    zero = len(pairs) - len(ratios)
+    off = sum(abs(x - 1) > 0.15 for x in ratios)
+
+    def q(f):
+        return ratios[min(len(ratios) - 1, int(f * len(ratios)))]
+    return (f"- {key} budget, {len(ratios)} designs: median {q(0.5):.2f}, 5th-95th percentile "
+            f"{q(0.05):.2f}-{q(0.95):.2f}, range {ratios[0]:.2f}-{ratios[-1]:.2f}; {off} more than 15% off"
+            + (f"; {zero} more predicted at 0 cycles" if zero else ""))
+
+
 def run(cmd, timeout):
     t0 = time.monotonic()
     try:
@@ -258,6 +286,9 @@ def main():
             rc, msg, secs = run([args.skeleshare, "compile", g["path"], "-o", out, "-q", "--check-eval"] + flags,
                                 args.timeout)
             rec[key] = {"outcome": outcome(rc), "exit": rc, "message": msg, "seconds": secs}
+            c = cycles(out) if rc == 0 else None
+            if c:
+                rec[key]["predicted"], rec[key]["estimated"] = c
             if not args.keep:
                 shutil.rmtree(out, ignore_errors=True)
         return rec
@@ -311,6 +342,10 @@ def main():
            f"({100.0 * full_ok / max(1, len(recs)):.1f}%)."]
     if sims:
         md.append(f"Simulated in GHDL: {sum(r['sim']['exit'] == 0 for r in sims)} of {len(sims)} bit-exact.")
+    model = [line for line in (model_summary(recs, k) for k in ("random", "full")) if line]
+    if model:
+        md += ["", "Cycle model: estimated / predicted cycles of the designs (the lowering's count of the "
+               "hardware against the extractor's prediction):", ""] + model
     reasons = {}
     for r in recs:
         for key in ("random", "full"):
