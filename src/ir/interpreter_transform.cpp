@@ -114,11 +114,15 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
     case Op::TiledConvOCH:
       // out[:, :, O-slice t] = f(in)(wgt[O-slice t])
       return concatOverTiles(1, 0, secondParamShape(fTerm)[0], 2);
-    case Op::PaddedConvHW: {
-      // f(in with zero rows/columns appended at the bottom/right)(wgt), cropped
-      const auto tile = firstParamShape(fTerm);
+    case Op::PaddedConvHW:
+    case Op::PaddedConvKS: {
+      // f(in with zero rows/columns appended at the bottom/right)(wgt), cropped; for
+      // PaddedConvKS the kernel gets zero taps to the function's K x K too (PaddedConvHW's
+      // function has the layer's own kernel, so its weights pass as they are)
+      const auto tile = firstParamShape(fTerm), wt = secondParamShape(fTerm);
       const int64_t ks = y.dim(1);
-      Tensor r = apply2(f, padTo(x, {tile[0], tile[1], x.dim(2)}), k[1]).tensor();
+      const Value wgt = wt == y.shape() ? k[1] : Value(padTo(y, wt));
+      Tensor r = apply2(f, padTo(x, {tile[0], tile[1], x.dim(2)}), wgt).tensor();
       std::vector<int64_t> shape = r.shape();
       shape[0] = x.dim(0) - ks + 1;
       shape[1] = x.dim(1) - ks + 1;
@@ -133,16 +137,6 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
       // f(in)(wgt with zero output channels to PO), first O channels kept
       const int64_t po = secondParamShape(fTerm)[0];
       return slice(apply2(f, k[0], padAxis(y, 0, po)).tensor(), 2, 0, y.dim(0));
-    }
-    case Op::PaddedConvKS: {
-      // f(in with zero rows/columns to PH x PW)(wgt with zero taps to K x K), cropped
-      const auto tile = firstParamShape(fTerm), wt = secondParamShape(fTerm);
-      const int64_t ks = y.dim(1);
-      Tensor r = apply2(f, padTo(x, {tile[0], tile[1], x.dim(2)}), padTo(y, {wt[0], wt[1], wt[2], wt[3]})).tensor();
-      std::vector<int64_t> shape = r.shape();
-      shape[0] = x.dim(0) - ks + 1;
-      shape[1] = x.dim(1) - ks + 1;
-      return extractBlock(r, std::vector<int64_t>(r.rank(), 0), shape);
     }
     case Op::TransposedConv1DW:
       // transpose(f(transpose(img))(wgt))

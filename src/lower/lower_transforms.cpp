@@ -146,10 +146,15 @@ Sym Lowerer::dataTransform(const ir::Term* t, const Env& env) {
       flattenSpace(s.layout, c + 1);
       return finish(s);
     }
-    case Op::PaddedConvHW: {  // f(in padded bottom/right to PH x PW)(wgt), cropped
-      int64_t h = ext(x, c), w = ext(x, c + 1), ks = ext(y, c + 1);
+    case Op::PaddedConvHW:
+    case Op::PaddedConvKS: {  // f(in padded bottom/right to PH x PW)(wgt, zero taps to K x K), cropped
+      int64_t h = ext(x, c), w = ext(x, c + 1), ks = ext(y, c + 1), d = b[1] - ks;  // d = 0 for HW
       if (a[0] > h) x.gen.pad(c, 0, a[0] - h, 0);
       if (a[1] > w) x.gen.pad(c + 1, 0, a[1] - w, 0);
+      if (d > 0) {
+        y.gen.pad(c + 1, 0, d, 0);
+        y.gen.pad(c + 2, 0, d, 0);
+      }
       Stream s = call(0, false);
       cropSpace(s.layout, c, h - ks + 1);
       cropSpace(s.layout, c + 1, w - ks + 1);
@@ -168,19 +173,6 @@ Sym Lowerer::dataTransform(const ir::Term* t, const Env& env) {
       if (b[0] > o) y.gen.pad(c, 0, b[0] - o, 0);
       Stream s = call(0, false);
       cropSpace(s.layout, c + 2, o);
-      return finish(s);
-    }
-    case Op::PaddedConvKS: {  // kernel zero-padded to K x K, input to PH x PW, cropped
-      int64_t h = ext(x, c), w = ext(x, c + 1), ks = ext(y, c + 1), d = b[1] - ks;
-      if (a[0] > h) x.gen.pad(c, 0, a[0] - h, 0);
-      if (a[1] > w) x.gen.pad(c + 1, 0, a[1] - w, 0);
-      if (d > 0) {
-        y.gen.pad(c + 1, 0, d, 0);
-        y.gen.pad(c + 2, 0, d, 0);
-      }
-      Stream s = call(0, false);
-      cropSpace(s.layout, c, h - ks + 1);
-      cropSpace(s.layout, c + 1, w - ks + 1);
       return finish(s);
     }
     case Op::TiledMv: {  // sum_t f(mat[:, N-slice t])(vec[N-slice t])
