@@ -30,7 +30,6 @@ end entity;
 
 architecture rtl of ss_repeat is
   type ram_t is array (0 to 2 * WORDS - 1) of std_logic_vector(W - 1 downto 0);
-  signal ram      : ram_t;  -- no initial value: a word is read only after it was written
   -- the writer: the bank it fills and how far
   signal wbank    : natural range 0 to 1 := 0;
   signal widx     : natural range 0 to WORDS - 1 := 0;
@@ -54,20 +53,17 @@ begin
   avail   <= pass /= 0 or held = 2 or (held = 1 and wbank /= rbank) or (held = 1 and wbank = rbank and ridx < widx);
   issue   <= '1' when (out_v = '0' or o_ready = '1') and avail else '0';
 
-  store : process (clk)
-  begin
-    if rising_edge(clk) then
-      if accept = '1' then
-        ram(wbank * WORDS + widx) <= i_data;
-      end if;
-    end if;
-  end process;
-
-  load : process (clk)
+  -- One process, the buffer a variable: the read comes before the write, so a read of
+  -- the word being written gets the old word, as block RAM's does.
+  buffer_rw : process (clk)
+    variable ram : ram_t;  -- no initial value: a word is read only after it was written
   begin
     if rising_edge(clk) then
       if issue = '1' then
         o_data <= ram(rbank * WORDS + ridx);
+      end if;
+      if accept = '1' then
+        ram(wbank * WORDS + widx) := i_data;
       end if;
     end if;
   end process;
