@@ -93,6 +93,7 @@ begin
         write(l, string'("progress "));
         write(l, cycles);
         writeline(output, l);
+        flush(output);  -- GHDL buffers standard output to a pipe: sim would see no progress until the end
       end if;
     end loop;
     file_open(result, RESULT_FILE, write_mode);
