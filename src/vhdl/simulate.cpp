@@ -83,7 +83,8 @@ bool runVerilator(const EmittedDesign& design, const TestbenchFiles& tb, const s
   }
   // A full-size model's evaluation functions keep wide vectors on the stack: more than the
   // usual 8 MB (full VGG-CIFAR's crashed at its first evaluation), hence no stack limit.
-  std::string cmd = fmt::format("ulimit -s unlimited 2>/dev/null; cd {} && {} --image memory.hex --dump dump.txt --result result.txt --lines {}",
+  std::string cmd = fmt::format("ulimit -s unlimited 2>/dev/null; cd {} && {} --image memory.hex --dump dump.txt "
+                                "--result result.txt --lines {}",
                                 detail::shellQuote(simDir.string()),
                                 detail::shellQuote(std::filesystem::absolute(r.model.executable).string()), design.map.lines());
   for (auto [lo, hi] : tb.dumpLines) cmd += fmt::format(" --region {}:{}", lo, hi);

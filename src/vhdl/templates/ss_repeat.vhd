@@ -5,9 +5,11 @@
 -- first pass trails the input by a cycle; passes 2 .. N replay the bank, one word per
 -- cycle while the consumer is ready.
 --
--- The buffer is written by one process and read by another with a registered, enabled
--- read (the output register is the buffer's own read register), the form synthesis maps
--- to block RAM (M20K) without extra flip-flops beside it.
+-- The buffer is a variable of one process that reads it before it writes it, with a
+-- registered, enabled read (the output register is the buffer's own read register): the
+-- form synthesis maps to block RAM (M20K) without extra flip-flops beside it. A variable,
+-- not a signal, because GHDL keeps every bit of a signal as a signal of its own (full
+-- VGG-CIFAR's buffers: more than 18 GB; docs/hardware.md, "Replay buffers").
 library ieee;
 use ieee.std_logic_1164.all;
 
@@ -53,8 +55,8 @@ begin
   avail   <= pass /= 0 or held = 2 or (held = 1 and wbank /= rbank) or (held = 1 and wbank = rbank and ridx < widx);
   issue   <= '1' when (out_v = '0' or o_ready = '1') and avail else '0';
 
-  -- One process, the buffer a variable: the read comes before the write, so a read of
-  -- the word being written gets the old word, as block RAM's does.
+  -- the read comes before the write: a read of the word being written gets the old word,
+  -- as block RAM's does
   buffer_rw : process (clk)
     variable ram : ram_t;  -- no initial value: a word is read only after it was written
   begin
