@@ -1,6 +1,8 @@
--- Testbench of ss_pkg.below (tests/vhdl/templates_test.cpp): for every width 1 .. 14
+-- Testbench of ss_pkg.below_chunked, the form of ss_pkg.below that synthesis builds
+-- (tests/vhdl/templates_test.cpp): for every width 1 .. 14
 -- (three 6-bit chunks), every v of that width (sampled above 9 bits) and every constant k
--- from -2 to 2**bits + 1, below(v, k, bits) must be v < k. Writes "checked N errors E".
+-- from -2 to 2**bits + 1, below_chunked(v, k, bits) must be v < k, and so must below
+-- (in simulation the plain compare). Writes "checked N errors E".
 library ieee;
 use ieee.std_logic_1164.all;
 use std.textio.all;
@@ -29,9 +31,9 @@ begin
           k := -2;
           while k <= 2 ** bits + 1 loop
             n := n + 1;
-            if below(v, k, bits) /= (v < k) then
+            if below_chunked(v, k, bits) /= (v < k) or below(v, k, bits) /= (v < k) then
               errors := errors + 1;
-              report "below(" & integer'image(v) & ", " & integer'image(k) & ", " & integer'image(bits) & ") is wrong"
+              report "below_chunked(" & integer'image(v) & ", " & integer'image(k) & ", " & integer'image(bits) & ") is wrong"
                 severity error;
             end if;
             -- near v every k, elsewhere sampled

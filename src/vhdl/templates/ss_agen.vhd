@@ -129,6 +129,25 @@ architecture rtl of ss_agen is
   constant T_D : integer_vector := value_table(false);
   constant T_A : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
                                                   SPACE, C_COEF);
+  -- Each run's least and greatest change (of T over elements 0 .. MAXRUN - 1 of run i):
+  -- constants either way, but a simulator would otherwise scan the table on every
+  -- evaluation of the process below, for every element.
+  function run_extremes(t : integer_vector; greatest : boolean) return integer_vector is
+    variable x : integer_vector(0 to t'length / R - 1);
+  begin
+    for i in x'range loop
+      if greatest then
+        x(i) := table_max(t, i * R, MAXRUN);
+      else
+        x(i) := table_min(t, i * R, MAXRUN);
+      end if;
+    end loop;
+    return x;
+  end function;
+  constant T_M_MIN : integer_vector := run_extremes(T_M, false);
+  constant T_M_MAX : integer_vector := run_extremes(T_M, true);
+  constant T_D_MIN : integer_vector := run_extremes(T_D, false);
+  constant T_D_MAX : integer_vector := run_extremes(T_D, true);
 
   -- the widest clamped window (run_window) of any table, for the compare widths
   function widest_window return natural is
@@ -136,10 +155,10 @@ architecture rtl of ss_agen is
   begin
     for md in 0 to RUN_MODES - 1 loop
       for i in 0 to NMV - 1 loop
-        w := maximum(w, table_max(T_M, (md * NMV + i) * R, MAXRUN) - table_min(T_M, (md * NMV + i) * R, MAXRUN) + 2);
+        w := maximum(w, T_M_MAX(md * NMV + i) - T_M_MIN(md * NMV + i) + 2);
       end loop;
       for i in 0 to ND - 1 loop
-        w := maximum(w, table_max(T_D, (md * ND + i) * R, MAXRUN) - table_min(T_D, (md * ND + i) * R, MAXRUN) + 2);
+        w := maximum(w, T_D_MAX(md * ND + i) - T_D_MIN(md * ND + i) + 2);
       end loop;
     end loop;
     return w;
@@ -248,17 +267,15 @@ begin
         stop2 := false;
         stopm := false;
         for m in 0 to NM - 1 loop
-          first := (mdc * NMV + m) * R;
-          run_window(mval(m), M_LO(m), M_HI(m), table_min(T_M, first, MAXRUN), table_max(T_M, first, MAXRUN),
+          run_window(mval(m), M_LO(m), M_HI(m), T_M_MIN(mdc * NMV + m), T_M_MAX(mdc * NMV + m),
                      lo_c, hi_c);
           mask_lo(m) := lo_c;
           mask_hi(m) := hi_c;
         end loop;
         for d in 0 to ND - 1 loop
-          first := (mdc * ND + d) * R;
           if D_MOD(d) /= 0 and
-             (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
-            run_window(digit(d), 0, D_MOD(d), table_min(T_D, first, MAXRUN), table_max(T_D, first, MAXRUN),
+             (T_D_MIN(mdc * ND + d) /= 0 or T_D_MAX(mdc * ND + d) /= 0) then
+            run_window(digit(d), 0, D_MOD(d), T_D_MIN(mdc * ND + d), T_D_MAX(mdc * ND + d),
                        lo_c, hi_c);
             digit_lo(d) := lo_c;
             digit_hi(d) := hi_c;
@@ -270,7 +287,7 @@ begin
           fe := 0;
           for m in NM - 1 downto 0 loop
             first := (mdc * NMV + m) * R;
-            t   := T_M(first + e) - table_min(T_M, first, MAXRUN) + 1;
+            t   := T_M(first + e) - T_M_MIN(mdc * NMV + m) + 1;
             ine := inside(mask_lo(m), mask_hi(m), t);
             if not ine then
               me := true;
@@ -288,8 +305,8 @@ begin
             for d in 0 to ND - 1 loop
               first := (mdc * ND + d) * R;
               if D_MOD(d) /= 0 and
-                 (table_min(T_D, first, MAXRUN) /= 0 or table_max(T_D, first, MAXRUN) /= 0) then
-                t    := T_D(first + e) - table_min(T_D, first, MAXRUN) + 1;
+                 (T_D_MIN(mdc * ND + d) /= 0 or T_D_MAX(mdc * ND + d) /= 0) then
+                t    := T_D(first + e) - T_D_MIN(mdc * ND + d) + 1;
                 stop := stop or not inside(digit_lo(d), digit_hi(d), t);
               end if;
             end loop;

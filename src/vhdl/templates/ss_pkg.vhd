@@ -32,6 +32,10 @@ package ss_pkg is
   function shift_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
   -- v (UNIT * 2**ABITS bits) rotated away from bit 0 by (amount mod 2**ABITS) * UNIT bits
   function rotate_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
+  -- The same as the stages synthesis builds (a simulator takes slices: SIMULATING).
+  function shift_down_stages(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
+  function shift_up_stages(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
+  function rotate_up_stages(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned;
   -- The bits to count 0 .. n.
   function bits_for(n : natural) return positive;
   -- v < k for v in 0 .. 2**bits - 1 and a constant k, as unsigned compares of at most 6
@@ -39,10 +43,30 @@ package ss_pkg is
   -- yosys narrows that to bits + 1 bits, sign included, and makes it a carry chain of that
   -- many cells. An unsigned compare with a constant of at most 6 bits is one LUT instead
   -- (yosys' cmp2lut; the address generators make thousands of such compares.)
+  -- A simulator evaluates the plain compare instead (SIMULATING): the chunked form costs
+  -- GHDL numeric_std calls and heap vectors, and was 38% of a small design's simulation.
+  -- below_chunked is the form synthesis builds; tests/vhdl/below_tb.vhd checks it equals
+  -- the plain compare for every width up to 14 bits.
   function below(v : natural; k : integer; bits : positive) return boolean;
+  function below_chunked(v : natural; k : integer; bits : positive) return boolean;
+
+  -- True in simulation, false in synthesis: GHDL's and Quartus's synthesis skip the
+  -- translate_off region. Only for functions whose synthesis form is a hardware-shaped
+  -- rewrite of a plain expression (below, the shifters), where a simulator computes the
+  -- plain one, and tests/vhdl/below_tb.vhd checks that the two agree.
+  constant SIMULATING : boolean := false
+    -- pragma translate_off
+    or true
+    -- pragma translate_on
+    ;
 
   -- Lane k of a packed vector of BITS-bit lanes.
   function lane(v : std_logic_vector; k : natural; bits : positive) return signed;
+  -- v as an integer (at most 32 bits, two's complement / unsigned), for the simulated
+  -- forms: numeric_std's to_integer first copies v to check it for metavalues, which was
+  -- a sixth of a large design's simulation. A bit that is not '1' counts as '0'.
+  function int_of(v : signed) return integer;
+  function int_of(v : unsigned) return integer;
   -- The affine address generator (docs/lowering.md, "The affine address generator";
   -- docs/hardware.md): the access of the element at counter values `ctr`:
   --   group g    value_g = G_OFFSET(g) + sum_k G_COEF(g*NC+k) * ctr(k)
@@ -109,6 +133,18 @@ package ss_pkg is
 end package;
 
 package body ss_pkg is
+  -- 2**n for n = 0 .. 30, for the simulated forms (a table: "**" is a library call)
+  function powers_of_two return integer_vector is
+    variable p : integer_vector(0 to 30);
+  begin
+    p(0) := 1;
+    for n in 1 to 30 loop
+      p(n) := 2 * p(n - 1);
+    end loop;
+    return p;
+  end function;
+  constant POW2 : integer_vector(0 to 30) := powers_of_two;
+
   function floor_div(a : integer; b : positive) return integer is
     variable q : integer := a / b;
   begin
@@ -132,6 +168,21 @@ package body ss_pkg is
   end function;
 
   function shift_down(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
+    variable r, t : unsigned(v'length - 1 downto 0) := v;
+    variable s    : natural;
+  begin
+    if SIMULATING and ABITS <= 30 then  -- one slice, by amount's low ABITS bits as the stages
+      s := (amount mod POW2(ABITS)) * UNIT;
+      r := (others => '0');
+      if s < v'length then
+        r(v'length - 1 - s downto 0) := t(v'length - 1 downto s);
+      end if;
+      return r;
+    end if;
+    return shift_down_stages(v, amount, UNIT, ABITS);
+  end function;
+
+  function shift_down_stages(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
     constant A : unsigned(ABITS - 1 downto 0) := to_unsigned(amount, ABITS);
     variable r, t : unsigned(v'length - 1 downto 0) := v;
   begin
@@ -153,6 +204,21 @@ package body ss_pkg is
   end function;
 
   function shift_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
+    variable r, t : unsigned(v'length - 1 downto 0) := v;
+    variable s    : natural;
+  begin
+    if SIMULATING and ABITS <= 30 then  -- one slice
+      s := (amount mod POW2(ABITS)) * UNIT;
+      r := (others => '0');
+      if s < v'length then
+        r(v'length - 1 downto s) := t(v'length - 1 - s downto 0);
+      end if;
+      return r;
+    end if;
+    return shift_up_stages(v, amount, UNIT, ABITS);
+  end function;
+
+  function shift_up_stages(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
     constant A : unsigned(ABITS - 1 downto 0) := to_unsigned(amount, ABITS);
     variable r, t : unsigned(v'length - 1 downto 0) := v;
   begin
@@ -172,6 +238,22 @@ package body ss_pkg is
   end function;
 
   function rotate_up(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
+    constant N : natural := v'length;
+    variable r, t : unsigned(v'length - 1 downto 0) := v;
+    variable s    : natural;
+  begin
+    if SIMULATING and ABITS <= 30 then  -- two slices
+      s := ((amount mod POW2(ABITS)) * UNIT) mod N;
+      if s > 0 then
+        r(N - 1 downto s) := t(N - 1 - s downto 0);
+        r(s - 1 downto 0) := t(N - 1 downto N - s);
+      end if;
+      return r;
+    end if;
+    return rotate_up_stages(v, amount, UNIT, ABITS);
+  end function;
+
+  function rotate_up_stages(v : unsigned; amount : natural; UNIT, ABITS : positive) return unsigned is
     constant A : unsigned(31 downto 0) := to_unsigned(amount, 32);
     constant N : natural := v'length;
     variable r, t : unsigned(N - 1 downto 0) := v;
@@ -197,6 +279,15 @@ package body ss_pkg is
   end function;
 
   function below(v : natural; k : integer; bits : positive) return boolean is
+  begin
+    if SIMULATING and bits <= 30 then
+      -- to_unsigned(v, bits) keeps v's low bits: the same here
+      return k > 0 and (k >= POW2(bits) or v mod POW2(bits) < k);
+    end if;
+    return below_chunked(v, k, bits);
+  end function;
+
+  function below_chunked(v : natural; k : integer; bits : positive) return boolean is
     constant CHUNK : positive := 6;  -- a 6-input LUT's compare
     variable uv, uk : unsigned(bits - 1 downto 0);
     variable lo, hi : natural;  -- the chunk's bits
@@ -226,6 +317,35 @@ package body ss_pkg is
       return a;
     end if;
     return b;
+  end function;
+
+  function int_of(v : signed) return integer is
+    variable r : integer := 0;
+  begin
+    if v(v'left) = '1' then
+      r := -1;
+    end if;
+    for b in v'range loop  -- from the most significant bit
+      if b /= v'left then
+        r := r * 2;
+        if v(b) = '1' then
+          r := r + 1;
+        end if;
+      end if;
+    end loop;
+    return r;
+  end function;
+
+  function int_of(v : unsigned) return integer is
+    variable r : integer := 0;
+  begin
+    for b in v'range loop
+      r := r * 2;
+      if v(b) = '1' then
+        r := r + 1;
+      end if;
+    end loop;
+    return r;
   end function;
 
   function lane(v : std_logic_vector; k : natural; bits : positive) return signed is
