@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
+#include <set>
 
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/vhdl/emitter.h"
@@ -109,44 +111,65 @@ class UnitWriter {
   void signal(const std::string& name, const std::string& type) { decls_ += fmt::format("  signal {} : {};\n", name, type); }
   static std::string slv(int64_t w) { return fmt::format("std_logic_vector({} downto 0)", w - 1); }
 
-  /// Every consumer operand inside the entity gets an endpoint e<j>_<p>, every sink an
-  /// output port; a value used more than once is forked, one used never is drained.
-  /// Values from outside the entity (sources) arrive on input ports.
+  /// Declares `name` as another name of `target` (no signal of its own).
+  void alias(const std::string& name, const std::string& type, const std::string& target) {
+    decls_ += fmt::format("  alias {} : {} is {};\n", name, type, target);
+  }
+  /// Declares the three signals of a stream, or aliases of another stream's.
+  void stream(const std::string& name, int64_t width, const Endpoint* aliasOf = nullptr) {
+    const std::string types[3] = {"std_logic", "std_logic", slv(width)};
+    const char* parts[3] = {"_valid", "_ready", "_data"};
+    for (int k = 0; k < 3; ++k) {
+      if (aliasOf) alias(name + parts[k], types[k], k == 0 ? aliasOf->valid : k == 1 ? aliasOf->ready : aliasOf->data);
+      else signal(name + parts[k], types[k]);
+    }
+  }
+  static Endpoint portStream(const std::string& prefix) { return {prefix + "_valid", prefix + "_ready", prefix + "_data"}; }
+  /// Split and join change the type only: the same transfers and lanes in the same order.
+  static bool passesThrough(Prim p) {
+    return p == Prim::SplitStm || p == Prim::JoinStm || p == Prim::SplitVec || p == Prim::JoinVec;
+  }
+
+  /// Every value inside the entity is a stream n<i>; a value used more than once is
+  /// forked, one used never is drained. Values from outside the entity (sources) arrive
+  /// on input ports, sinks leave on output ports. A consumer's operand (its endpoint) names
+  /// the stream it reads, or its fork's output, directly, and n<i> is an alias of its port
+  /// when it only passes through one: no signal copies another. (A simulator updates every
+  /// bit of a copied vector whenever it changes, GHDL one signal per bit; the 16,384-bit
+  /// copies were a fifth of full VGG-CIFAR's simulation time.)
   void collectUses() {
-    std::map<uint32_t, std::vector<Endpoint>> uses;
+    struct Use {
+      size_t j = 0, p = 0;
+      const std::string* sink = nullptr;  // an output port's prefix, else operand p of node j
+    };
+    std::map<uint32_t, std::vector<Use>> uses;
     for (size_t j = 0; j < unit_.nodes.size(); ++j) {
       if (!spec_.emit[j]) continue;
-      for (size_t p = 0; p < unit_.nodes[j].operands.size(); ++p) {
-        Endpoint e{fmt::format("e{}_{}_valid", j, p), fmt::format("e{}_{}_ready", j, p), fmt::format("e{}_{}_data", j, p)};
-        uint32_t o = unit_.nodes[j].operands[p];
-        signal(e.valid, "std_logic");
-        signal(e.ready, "std_logic");
-        signal(e.data, slv(widthOf(unit_.nodes[o].type)));
-        uses[o].push_back(e);
-        endpoints_[{j, p}] = e;
-      }
+      for (size_t p = 0; p < unit_.nodes[j].operands.size(); ++p) uses[unit_.nodes[j].operands[p]].push_back({j, p, nullptr});
     }
-    for (const auto& [node, prefix] : spec_.sinks)
-      uses[node].push_back(Endpoint{prefix + "_valid", prefix + "_ready", prefix + "_data"});
+    for (const auto& [node, prefix] : spec_.sinks) uses[node].push_back({0, 0, &prefix});
     for (size_t i = 0; i < unit_.nodes.size(); ++i) {
       const Node& n = unit_.nodes[i];
       auto source = spec_.sources.find(static_cast<uint32_t>(i));
       if (n.prim == Prim::Write || (!spec_.emit[i] && source == spec_.sources.end())) continue;
-      int64_t w = widthOf(n.type);
-      std::string src = fmt::format("n{}", i);
-      signal(src + "_valid", "std_logic");
-      signal(src + "_ready", "std_logic");
-      signal(src + "_data", slv(w));
-      if (source != spec_.sources.end())
-        body_ += fmt::format("  {0}_valid <= {1}_valid;\n  {0}_data <= {1}_data;\n  {1}_ready <= {0}_ready;\n", src,
-                             source->second);
-      auto& us = uses[static_cast<uint32_t>(i)];
+      const int64_t w = widthOf(n.type);
+      const std::string src = fmt::format("n{}", i);
+      const auto& us = uses[static_cast<uint32_t>(i)];
+      // a split or join is its operand's stream under another name (operands come first)
+      std::optional<Endpoint> origin;
+      if (source != spec_.sources.end()) origin = portStream(source->second);
+      else if (spec_.emit[i] && passesThrough(n.prim) && endpoints_.count({i, 0})) origin = endpoints_.at({i, 0});
+      const bool onlyToSink = !origin && us.size() == 1 && us[0].sink;
+      if (onlyToSink) origin = portStream(*us[0].sink);
+      stream(src, w, origin ? &*origin : nullptr);
+      if (spec_.emit[i] && passesThrough(n.prim) && !endpoints_.count({i, 0})) passThroughCopies_.insert(i);
+      if (onlyToSink) continue;
       if (us.empty()) {
         body_ += fmt::format("  {}_ready <= '1';  -- unused value\n", src);
         continue;
       }
-      if (us.size() > 1) {
-        size_t k = us.size();
+      const size_t k = us.size();
+      if (k > 1) {
         signal(src + "_fv", slv(static_cast<int64_t>(k)));
         signal(src + "_fr", slv(static_cast<int64_t>(k)));
         signal(src + "_fd", slv(w));
@@ -156,13 +179,14 @@ class UnitWriter {
             "              o_valid => {0}_fv, o_ready => {0}_fr, o_data => {0}_fd);\n",
             src, k, w);
       }
-      for (size_t u = 0; u < us.size(); ++u) {
-        const Endpoint& e = us[u];
-        if (us.size() == 1)
-          body_ += fmt::format("  {} <= {}_valid;\n  {} <= {}_data;\n  {}_ready <= {};\n", e.valid, src, e.data, src, src, e.ready);
+      for (size_t u = 0; u < k; ++u) {
+        Endpoint e = k == 1 ? Endpoint{src + "_valid", src + "_ready", src + "_data"}
+                            : Endpoint{fmt::format("{}_fv({})", src, u), fmt::format("{}_fr({})", src, u), src + "_fd"};
+        if (us[u].sink)  // a port another value also uses, or a source passed straight out
+          body_ += fmt::format("  {0}_valid <= {1};\n  {0}_data <= {2};\n  {3} <= {0}_ready;\n", *us[u].sink, e.valid,
+                               e.data, e.ready);
         else
-          body_ += fmt::format("  {} <= {}_fv({});\n  {} <= {}_fd;\n  {}_fr({}) <= {};\n", e.valid, src, u, e.data, src, src, u,
-                               e.ready);
+          endpoints_[{us[u].j, us[u].p}] = std::move(e);
       }
     }
   }
@@ -293,7 +317,10 @@ class UnitWriter {
       case Prim::JoinStm:
       case Prim::SplitVec:
       case Prim::JoinVec: {
-        // The same transfers and lanes in the same order: only the type changes.
+        // The same transfers and lanes in the same order: only the type changes, so the
+        // stream is an alias of its operand's (collectUses), unless the value leaves on a
+        // port alone.
+        if (!passThroughCopies_.count(i)) return;
         const Endpoint& e = operand(i, 0);
         body_ += fmt::format("  n{0}_valid <= {1};\n  n{0}_data <= {2};\n  {3} <= n{0}_ready;\n", i, e.valid, e.data, e.ready);
         return;
@@ -336,6 +363,7 @@ class UnitWriter {
   EmittedUnit out_;
   std::string decls_, body_;
   std::map<std::pair<size_t, size_t>, Endpoint> endpoints_;
+  std::set<size_t> passThroughCopies_;  // splits and joins that copy their operand (collectUses)
   std::vector<std::string> doneSignals_;
 };
 
