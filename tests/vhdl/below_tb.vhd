@@ -5,8 +5,8 @@
 -- (in simulation the plain compare). Writes "checked N errors E".
 library ieee;
 use ieee.std_logic_1164.all;
-use std.textio.all;
 use work.ss_pkg.all;
+use work.tb_result.all;
 
 entity below_tb is
   generic (RESULT_FILE : string := "result.txt");
@@ -15,8 +15,6 @@ end entity;
 architecture sim of below_tb is
 begin
   process
-    file result    : text;
-    variable l     : line;
     variable stride : positive;  -- between the sampled v, and the sampled k
     variable k     : integer;
     variable n, errors : natural := 0;
@@ -46,10 +44,7 @@ begin
         end if;
       end loop;
     end loop;
-    file_open(result, RESULT_FILE, write_mode);
-    write(l, string'("checked ") & integer'image(n) & string'(" errors ") & integer'image(errors));
-    writeline(result, l);
-    file_close(result);
+    write_result(RESULT_FILE, n, errors);
     wait;
   end process;
 end architecture;

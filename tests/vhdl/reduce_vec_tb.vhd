@@ -7,8 +7,8 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
-use std.textio.all;
 use work.ss_pkg.all;
+use work.tb_result.all;
 
 entity reduce_vec_tb is
   generic (RESULT_FILE : string := "result.txt");
@@ -41,8 +41,6 @@ begin
   clk <= not clk after 5 ns when not done;
 
   process
-    file result : text;
-    variable l  : line;
     variable checks, errors : natural := 0;
     variable want : signed(31 downto 0);
     variable idx  : natural;
@@ -97,10 +95,7 @@ begin
         end loop;
       end loop;
     end loop;
-    file_open(result, RESULT_FILE, write_mode);
-    write(l, string'("checked ") & integer'image(checks) & string'(" errors ") & integer'image(errors));
-    writeline(result, l);
-    file_close(result);
+    write_result(RESULT_FILE, checks, errors);
     done <= true;
     wait;
   end process;

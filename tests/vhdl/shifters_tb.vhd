@@ -7,8 +7,8 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
-use std.textio.all;
 use work.ss_pkg.all;
+use work.tb_result.all;
 
 entity shifters_tb is
   generic (RESULT_FILE : string := "result.txt");
@@ -32,10 +32,27 @@ architecture sim of shifters_tb is
     end loop;
     return r;
   end function;
+  -- shifter k (0 shift_down, 1 shift_up, 2 rotate_up) in its simulated form and its stages
+  function shifted(k : natural; v : unsigned; amount : natural; unit, abits : positive; stages : boolean)
+    return unsigned is
+  begin
+    if stages then
+      case k is
+        when 0 => return shift_down_stages(v, amount, unit, abits);
+        when 1 => return shift_up_stages(v, amount, unit, abits);
+        when others => return rotate_up_stages(v, amount, unit, abits);
+      end case;
+    end if;
+    case k is
+      when 0 => return shift_down(v, amount, unit, abits);
+      when 1 => return shift_up(v, amount, unit, abits);
+      when others => return rotate_up(v, amount, unit, abits);
+    end case;
+  end function;
+  type names_t is array (0 to 2) of string(1 to 10);
+  constant NAMES : names_t := ("shift_down", "shift_up  ", "rotate_up ");
 begin
   process
-    file result     : text;
-    variable l      : line;
     variable n, errors : natural := 0;
     variable len    : positive;
   begin
@@ -45,34 +62,22 @@ begin
           len := UNIT_BITS(u) * 2 ** abits + 5 * extra;
           for seed in 0 to 3 loop
             for amount in 0 to 2 ** abits - 1 loop
-              n := n + 3;
-              if shift_down(pattern(len, seed), amount, UNIT_BITS(u), abits) /=
-                 shift_down_stages(pattern(len, seed), amount, UNIT_BITS(u), abits) then
-                errors := errors + 1;
-                report "shift_down differs: unit " & integer'image(UNIT_BITS(u)) & " abits " & integer'image(abits) &
-                       " length " & integer'image(len) & " amount " & integer'image(amount) severity error;
-              end if;
-              if shift_up(pattern(len, seed), amount, UNIT_BITS(u), abits) /=
-                 shift_up_stages(pattern(len, seed), amount, UNIT_BITS(u), abits) then
-                errors := errors + 1;
-                report "shift_up differs: unit " & integer'image(UNIT_BITS(u)) & " abits " & integer'image(abits) &
-                       " length " & integer'image(len) & " amount " & integer'image(amount) severity error;
-              end if;
-              if extra = 0 and rotate_up(pattern(len, seed), amount, UNIT_BITS(u), abits) /=
-                               rotate_up_stages(pattern(len, seed), amount, UNIT_BITS(u), abits) then
-                errors := errors + 1;
-                report "rotate_up differs: unit " & integer'image(UNIT_BITS(u)) & " abits " & integer'image(abits) &
-                       " amount " & integer'image(amount) severity error;
-              end if;
+              for k in 0 to 2 - extra loop  -- a rotation's vector is 2**ABITS units
+                n := n + 1;
+                if shifted(k, pattern(len, seed), amount, UNIT_BITS(u), abits, false) /=
+                   shifted(k, pattern(len, seed), amount, UNIT_BITS(u), abits, true) then
+                  errors := errors + 1;
+                  report NAMES(k) & " differs: unit " & integer'image(UNIT_BITS(u)) & " abits " &
+                         integer'image(abits) & " length " & integer'image(len) & " amount " & integer'image(amount)
+                    severity error;
+                end if;
+              end loop;
             end loop;
           end loop;
         end loop;
       end loop;
     end loop;
-    file_open(result, RESULT_FILE, write_mode);
-    write(l, string'("checked ") & integer'image(n) & string'(" errors ") & integer'image(errors));
-    writeline(result, l);
-    file_close(result);
+    write_result(RESULT_FILE, n, errors);
     wait;
   end process;
 end architecture;
