@@ -8,7 +8,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/vhdl/emitter.h"
@@ -155,14 +154,14 @@ class UnitWriter {
       const int64_t w = widthOf(n.type);
       const std::string src = fmt::format("n{}", i);
       const auto& us = uses[static_cast<uint32_t>(i)];
-      // a split or join is its operand's stream under another name (operands come first)
+      // a split or join is its operand's stream under another name (an operand is an
+      // earlier node, lower/mir.h, so its endpoint is known)
       std::optional<Endpoint> origin;
       if (source != spec_.sources.end()) origin = portStream(source->second);
-      else if (spec_.emit[i] && passesThrough(n.prim) && endpoints_.count({i, 0})) origin = endpoints_.at({i, 0});
+      else if (spec_.emit[i] && passesThrough(n.prim)) origin = endpoints_.at({i, 0});
       const bool onlyToSink = !origin && us.size() == 1 && us[0].sink;
       if (onlyToSink) origin = portStream(*us[0].sink);
       stream(src, w, origin ? &*origin : nullptr);
-      if (spec_.emit[i] && passesThrough(n.prim) && !endpoints_.count({i, 0})) passThroughCopies_.insert(i);
       if (onlyToSink) continue;
       if (us.empty()) {
         body_ += fmt::format("  {}_ready <= '1';  -- unused value\n", src);
@@ -318,11 +317,7 @@ class UnitWriter {
       case Prim::SplitVec:
       case Prim::JoinVec: {
         // The same transfers and lanes in the same order: only the type changes, so the
-        // stream is an alias of its operand's (collectUses), unless the value leaves on a
-        // port alone.
-        if (!passThroughCopies_.count(i)) return;
-        const Endpoint& e = operand(i, 0);
-        body_ += fmt::format("  n{0}_valid <= {1};\n  n{0}_data <= {2};\n  {3} <= n{0}_ready;\n", i, e.valid, e.data, e.ready);
+        // stream is an alias of its operand's (collectUses).
         return;
       }
       case Prim::Repeat: {
@@ -363,7 +358,6 @@ class UnitWriter {
   EmittedUnit out_;
   std::string decls_, body_;
   std::map<std::pair<size_t, size_t>, Endpoint> endpoints_;
-  std::set<size_t> passThroughCopies_;  // splits and joins that copy their operand (collectUses)
   std::vector<std::string> doneSignals_;
 };
 

@@ -31,7 +31,7 @@ begin
             n := n + 1;
             if below_chunked(v, k, bits) /= (v < k) or below(v, k, bits) /= (v < k) then
               errors := errors + 1;
-              report "below_chunked(" & integer'image(v) & ", " & integer'image(k) & ", " & integer'image(bits) & ") is wrong"
+              report "below or below_chunked(" & integer'image(v) & ", " & integer'image(k) & ", " & integer'image(bits) & ") is wrong"
                 severity error;
             end if;
             -- near v every k, elsewhere sampled

@@ -51,9 +51,10 @@ package ss_pkg is
   function below_chunked(v : natural; k : integer; bits : positive) return boolean;
 
   -- True in simulation, false in synthesis: GHDL's and Quartus's synthesis skip the
-  -- translate_off region. Only for functions whose synthesis form is a hardware-shaped
-  -- rewrite of a plain expression (below, the shifters), where a simulator computes the
-  -- plain one, and tests/vhdl/below_tb.vhd checks that the two agree.
+  -- translate_off region. Only where the synthesis form is a hardware-shaped rewrite of
+  -- a plain expression that a simulator computes instead (below, the shifters, ss_mul's
+  -- products, ss_reduce_vec's sums); tests/vhdl/{below,shifters,reduce_vec}_tb.vhd check
+  -- that the two agree.
   constant SIMULATING : boolean := false
     -- pragma translate_off
     or true
