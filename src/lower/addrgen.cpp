@@ -550,6 +550,29 @@ std::string AddrGen::check() const {
       a = b = Range{std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
     }
   }
+  // A single-digit group whose value is another's plus the rest of its terms ranges over
+  // that one's (masked) range plus the rest's. (A crop inside a tile: the composed read's
+  // coordinate is tile + lane, and the crop's guard group is the lane alone.)
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].radices.size() != 1) continue;
+    for (size_t h = 0; h < groups.size(); ++h) {
+      if (h == g || groups[h].radices.size() != 1 || groups[h].value == groups[g].value) continue;
+      const Affine& vg = groups[g].value;
+      const Affine& vh = groups[h].value;
+      bool part = vh.offset == 0;
+      bool someTerm = false;
+      for (size_t k = 0; k < vh.coef.size() && part; ++k) {
+        part = vh.coef[k] == 0 || vh.coef[k] == vg.coef[k];
+        someTerm |= vh.coef[k] != 0;
+      }
+      if (!part || !someTerm) continue;
+      Affine rest = vg;
+      for (size_t k = 0; k < rest.coef.size(); ++k) rest.coef[k] -= vh.coef[k];
+      const Range r = rangeOf(rest, ctr), b = dig[firstDigit(h)];
+      Range& a = dig[firstDigit(g)];
+      a = Range{std::max(a.lo, r.lo + b.lo), std::min(a.hi, r.hi + b.hi)};
+    }
+  }
   // For coordinates no single mask guards. Masks over the same expression (a pad of a
   // pad) guard their intersection: a coordinate is decomposed once per expression, so it
   // must see the tightest range.

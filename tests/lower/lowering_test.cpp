@@ -137,6 +137,22 @@ output out = Add(Requant[8](Mm(@x, @w1, \i8[2][3]. \i8[3]. PaddedMvRows(%1, %0, 
   EXPECT_EQ(p.units.size(), 1u) << printProgram(p);  // the add is fused, the crop is a mask
 }
 
+TEST(Lowering, AnOperandReadThroughACropInsideATileIsGuardedByTheCrop) {
+  // Eleven filters tiled by one, each tile padded to the unit's two filters and cropped
+  // back: the bias is read at tile + lane, and the crop's guard (lane < 1) bounds it to the
+  // eleven biases (random program 629 failed here with the widening rules: the check saw
+  // tile + lane over 0..11).
+  Loaded m = loadIrText(R"(
+input x : i8[6][7][1];
+weight w : i8[11][3][3][1];
+weight b : i32[11];
+output out = Bias(TiledConvOCH(@x, @w, \i8[6][7][1]. \i8[1][3][3][1]. PaddedConvOCH(%1, %0, \i8[6][7][1]. \i8[2][3][3][1]. Conv(%1, %0, \i8[2][9]. \i8[9]. Mv(%1, %0, \i8[2][9]. \i8[2][9]. ParallelDot[2](%1, %0))))), @b);
+)");
+  Program p;
+  expectAgrees(m, 7, &p);
+  EXPECT_EQ(p.units.size(), 1u) << printProgram(p);  // the bias is fused, the crop is a mask
+}
+
 TEST(Lowering, APaddedKernelIsMaskedReadsAndACroppedWrite) {
   // A 1x1 convolution on a 5x6 image run on a 3x3 unit over 8x9: the image padded by
   // three rows and columns, the kernel by two, the 6x7 results cropped to 5x6.
