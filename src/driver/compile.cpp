@@ -80,36 +80,66 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   // the budget pays for, building the problem (the cycle model's walks) is charged next, and
   // the extractor gets what is left.
   EffortLedger effort(o.effort);
-  rules::SaturateOptions so;
-  so.limits.maxSeconds = o.saturationSeconds;
-  so.limits.maxNodes = effort.limited() ? std::min<uint64_t>(o.maxNodes, o.effort / kEffortPerENode) : o.maxNodes;
-  so.disabledGroups = o.disabled;
-  const auto satStart = std::chrono::steady_clock::now();
-  rules::Saturation sat = rules::saturateModule(ctx, module, *ruleSet, so);
-  double satSeconds = since(satStart);
-  effort.charge(EffortLedger::Saturation, sat.graph->nodeCount() * kEffortPerENode);
-  say(o, fmt::format("saturation: {} ({} e-nodes, {} e-classes, {:.2f} s; {})", egraph::toString(sat.report.stop),
-                     sat.graph->nodeCount(), sat.graph->classCount(), satSeconds, effort.share(EffortLedger::Saturation)));
-
   cost::CostModel model(device);
   SkeletonLoads loads(device);
   if (!o.paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   extract::ProblemOptions po;
   po.sharing = !o.noSharing;
   po.singleAbstraction = o.singleAbstraction;
-  const auto problemStart = std::chrono::steady_clock::now();
-  extract::Problem problem(*sat.graph, model, sat.root, po);
-  effort.charge(EffortLedger::Problem, loads.walkedRuns() * kEffortPerWalkedRun);
-  say(o, fmt::format("problem: cycle model of {} skeletons, {} address-generator runs walked ({:.2f} s; {})",
-                     loads.measured(), loads.walkedRuns(), since(problemStart), effort.share(EffortLedger::Problem)));
-  extract::ExtractOptions eo;
-  eo.dspBudget = budget;
-  eo.maxConvUnits = o.maxConvUnits;
-  eo.effort = effort.forExtraction();
-  eo.timeoutSeconds = o.timeout;
-  eo.greedyWarmStart = !o.noGreedy;
-  if (o.progress) eo.progress = [&o](const std::string& line) { o.progress("extract " + line); };
-  extract::ExtractResult r = extract::extractDesign(problem, eo);
+
+  // Two rule stages: the widening rules run only when the others give no design, so that a
+  // program with a design keeps it (rules/widening.rules says why).
+  const auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  bool mayWiden = has(groups, rules::kWideningGroup) && !has(o.disabled, rules::kWideningGroup);
+  std::vector<std::string> disabled = o.disabled;
+  if (mayWiden) disabled.push_back(rules::kWideningGroup);
+  std::string firstStageMessage;
+  rules::Saturation sat;
+  std::optional<extract::Problem> problem;
+  extract::ExtractResult r;
+  double satSeconds = 0;
+  for (;;) {
+    rules::SaturateOptions so;
+    so.limits.maxSeconds = o.saturationSeconds;
+    so.limits.maxNodes = effort.limited() ? std::min<uint64_t>(o.maxNodes, o.effort / kEffortPerENode) : o.maxNodes;
+    so.disabledGroups = disabled;
+    problem.reset();  // it refers to the previous stage's e-graph
+    const auto satStart = std::chrono::steady_clock::now();
+    sat = rules::saturateModule(ctx, module, *ruleSet, so);
+    satSeconds = since(satStart);
+    effort.charge(EffortLedger::Saturation, sat.graph->nodeCount() * kEffortPerENode);
+    say(o, fmt::format("saturation: {} ({} e-nodes, {} e-classes, {:.2f} s; {})", egraph::toString(sat.report.stop),
+                       sat.graph->nodeCount(), sat.graph->classCount(), satSeconds,
+                       effort.share(EffortLedger::Saturation)));
+
+    const auto problemStart = std::chrono::steady_clock::now();
+    const uint64_t walkedBefore = loads.walkedRuns();
+    problem.emplace(*sat.graph, model, sat.root, po);
+    effort.charge(EffortLedger::Problem, (loads.walkedRuns() - walkedBefore) * kEffortPerWalkedRun);
+    say(o, fmt::format("problem: cycle model of {} skeletons, {} address-generator runs walked ({:.2f} s; {})",
+                       loads.measured(), loads.walkedRuns(), since(problemStart), effort.share(EffortLedger::Problem)));
+    extract::ExtractOptions eo;
+    eo.dspBudget = budget;
+    eo.maxConvUnits = o.maxConvUnits;
+    eo.effort = effort.forExtraction();
+    eo.timeoutSeconds = o.timeout;
+    eo.greedyWarmStart = !o.noGreedy;
+    if (o.progress) eo.progress = [&o](const std::string& line) { o.progress("extract " + line); };
+    r = extract::extractDesign(*problem, eo);
+    effort.charge(EffortLedger::Extraction, r.effortSpent);
+    // Widen only when the first stage proved that no design exists, not when it ran out of
+    // effort: the second stage's e-graph is larger, so it would not do better.
+    if (!mayWiden || r.status != extract::Status::NoSolution || r.stoppedBy != extract::Limit::None) break;
+    mayWiden = false;
+    firstStageMessage = r.message;
+    disabled = o.disabled;
+    say(o, fmt::format("no design with the default rules ({}); saturating again with the widening rules",
+                       r.message));
+  }
+  j["rule_stage"] = firstStageMessage.empty() ? "default" : "widened";
+  j["default_rules_message"] = firstStageMessage.empty() ? Json(nullptr) : Json(firstStageMessage);
 
   bool ok = r.status == extract::Status::Ok;
   j["status"] = extract::statusName(r.status);
@@ -121,7 +151,6 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   performance(j, device, macs, ok, ok ? r.evaluation.time() : 0, ok ? r.evaluation.dsps() : 0);
   j["optimal"] = ok && r.optimal;
   j["stopped_by"] = extract::limitName(r.stoppedBy);
-  effort.charge(EffortLedger::Extraction, r.effortSpent);
   j["effort_spent"] = effort.spent();
   j["effort"] = effort.json();
   say(o, fmt::format("effort: {}", effort.summary()));
@@ -139,7 +168,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   greedy["dsp_used"] = r.greedyFound ? Json(r.greedyDsps) : Json(nullptr);
   j["greedy"] = greedy;
   Json pj;
-  const auto& st = problem.stats();
+  const auto& st = problem->stats();
   pj["reachable_nodes"] = st.reachableNodes;
   pj["reachable_classes"] = st.reachableClasses;
   pj["unlowerable_nodes"] = st.unlowerableNodes;
@@ -158,7 +187,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   j["problem"] = pj;
   Json shared = Json::array();
   if (ok) {
-    extract::OutlinedDesign design = extract::outline(problem, r.selection, r.evaluation, module);
+    extract::OutlinedDesign design = extract::outline(*problem, r.selection, r.evaluation, module);
     // The outlined design, costed on its own, must be what the extractor predicted.
     if (design.module.outputs.size() == 1) {
       cost::DesignCost dc = cost::designCost(model, design.module.outputs[0].term);
@@ -341,6 +370,14 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     j["memory_map"] = memoryMapJson(c.hardware->map);
     say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles, top entity {}",
                        c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
+    // The cycle model prices the widening rules' designs less well (rules/widening.rules):
+    // say so when the lowering's count disagrees, with the default rules' suggestion.
+    if (j.value("rule_stage", "") == "widened" && c.predictedCycles > 0 &&
+        static_cast<double>(c.estimatedCycles) > 1.15 * static_cast<double>(c.predictedCycles))
+      say(o, fmt::format("note: the widening rules' design is estimated at {:.1f}x its predicted cycles; without "
+                         "them: {}",
+                         static_cast<double>(c.estimatedCycles) / static_cast<double>(c.predictedCycles),
+                         j["default_rules_message"].get<std::string>()));
   } catch (const lower::LowerError& e) {
     c.status = Status::NotLowered;
     c.message = std::string("the design cannot be lowered: ") + e.what();

@@ -73,5 +73,45 @@ TEST(Driver, BadOptionsAndImpossibleBudgets) {
   EXPECT_FALSE(c.hardware.has_value());
 }
 
+// A first network of a user's own (the issue "Every well-typed program gets a working
+// design"): channel counts that neither divide nor pad within one eighth (1 -> 6 -> 10) and
+// output extents that do not tile into each other (14 and 5). The default rules find no
+// single convolution unit; the second stage, with rules/widening.rules, does.
+constexpr const char* kLeNet = R"(
+input x : i8[14][14][1];
+weight w1 : i8[6][3][3][1];
+weight w2 : i8[10][3][3][6];
+weight fc : i8[10][250];
+let c1 = relu(requant(conv(pad(x, 1, 1, 1, 1), w1), 6));
+let p1 = maxpool(c1, 2, 2);
+let c2 = relu(requant(conv(p1, w2), 6));
+output out = mv(fc, flatten(c2));
+)";
+
+TEST(Driver, WideningRulesRunOnlyWhenTheDefaultRulesGiveNoDesign) {
+  auto attn = test_support::loadDsl(bench("self_attention_small.dsl"));
+  Compiled c = compile(attn.module, *attn.ctx, std::nullopt, options());
+  ASSERT_EQ(c.status, Status::Ok) << c.message;
+  EXPECT_EQ(c.report["rule_stage"], "default");
+  EXPECT_TRUE(c.report["default_rules_message"].is_null());
+
+  auto lenet = test_support::loadDslText(kLeNet);
+  c = compile(lenet.module, *lenet.ctx, std::nullopt, options());
+  ASSERT_EQ(c.status, Status::Ok) << c.message;
+  EXPECT_EQ(c.report["rule_stage"], "widened");
+  EXPECT_NE(c.report["default_rules_message"].get<std::string>().find("no single convolution function"),
+            std::string::npos);
+  EXPECT_EQ(c.report["conv_units"], 1);
+  EXPECT_TRUE(c.hardware.has_value());
+
+  // Without the widening group the first stage's answer stands.
+  CompileOptions o = options();
+  o.disabled = {"widening"};
+  c = compile(lenet.module, *lenet.ctx, std::nullopt, o);
+  EXPECT_EQ(c.status, Status::NoDesign);
+  EXPECT_NE(c.message.find("try --max-conv-units 2"), std::string::npos) << c.message;
+  EXPECT_EQ(c.report["rule_stage"], "default");
+}
+
 }  // namespace
 }  // namespace skeleshare::driver

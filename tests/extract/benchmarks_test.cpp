@@ -54,7 +54,7 @@ std::unique_ptr<Loaded> load(const std::string& name, bool full = false, std::ve
   EXPECT_TRUE(ruleSet);
   if (!ruleSet) return nullptr;
   rules::SaturateOptions so;
-  so.disabledGroups = std::move(disabled);
+  so.disabledGroups.insert(so.disabledGroups.end(), disabled.begin(), disabled.end());  // beside widening
   l->sat = rules::saturateModule(l->ctx, l->source, *ruleSet, so);
   l->cm = std::make_unique<cost::CostModel>(cost::findDevice(cost::kDefaultDevice, SKELESHARE_SOURCE_DIR));
   l->problem = std::make_unique<Problem>(*l->sat.graph, *l->cm, l->sat.root, po);

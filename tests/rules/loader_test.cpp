@@ -29,7 +29,8 @@ TEST(RuleLoader, ProjectRulesLoadWithTheirNamesAndGroups) {
   const RuleSet* rs = projectRules();
   ASSERT_TRUE(rs);
   for (const char* name : {"R-HALVE-PARALLELISM", "R-TILE-CONV-HW", "R-TILE-CONV-ICH", "R-TILE-CONV-OCH",
-                           "R-PAD-CONV-HW", "R-PAD-CONV-ICH", "R-PAD-CONV-OCH", "R-PAD-CONV-KS", "R-CALL-CONV", "R-TILE-MMW", "R-TILE-MMH",
+                           "R-PAD-CONV-HW", "R-PAD-CONV-ICH", "R-PAD-CONV-OCH", "R-PAD-CONV-KS", "R-CALL-CONV", "R-CALL-CONV-ANY",
+                           "R-PAD-CONV-OCH-WIDE", "R-TILE-CONV-OCH-COMMON", "R-TILE-CONV-HW-MEET", "R-TILE-MMW", "R-TILE-MMH",
                            "R-TILE-MMK", "R-TILE-MV", "R-TILE-MV-ROWS", "R-PAD-MV", "R-PAD-MV-ROWS",
                            "R-PAD-PAR-CONV", "R-SPLIT-PARTIAL-DOT", "R-MERGE-PARTIAL-DOT", "R-SPLIT-PARTIAL-MV",
                            "R-MERGE-PARTIAL-MV", "R-TRANSPOSE-CONV1D-H"})
@@ -39,7 +40,9 @@ TEST(RuleLoader, ProjectRulesLoadWithTheirNamesAndGroups) {
   EXPECT_EQ(rs->find("R-TILE-MV")->rhsOp, ir::Op::TiledMv);
   EXPECT_EQ(rs->find("R-TILE-CONV-HW")->forVars, (std::vector<std::string>{"?TH", "?TW"}));
   EXPECT_EQ(rs->constants().at("CACHELN"), 64);
-  EXPECT_EQ(rs->groups(), (std::vector<std::string>{"padding", "parallelism", "partial", "tiling", "transpose"}));
+  EXPECT_EQ(rs->find("R-TILE-CONV-OCH-COMMON")->groups, (std::vector<std::string>{"widening", "tiling"}));
+  EXPECT_EQ(rs->groups(),
+            (std::vector<std::string>{"padding", "parallelism", "partial", "tiling", "transpose", "widening"}));
 }
 
 TEST(RuleLoader, TemplatesAreTheBuildersTerms) {

@@ -121,6 +121,31 @@ std::map<std::string, Generator> generators() {
     // the other convolution brings a smaller kernel size into the domain
     return Case{g.conv(h, w, g.pick(1, 3), g.pick(1, 3), ks, a, b), {g.conv(sk, sk, 1, 1, sk, a, b)}};
   };
+  m["R-CALL-CONV-ANY"] = [](Gen& g) {
+    int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5);
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(h, w, g.pick(1, 3), g.pick(1, 3), ks, a, b), {}};
+  };
+  m["R-PAD-CONV-OCH-WIDE"] = [](Gen& g) {
+    // beyond R-PAD-CONV-OCH's one eighth: up to eight idle filters of a small unit
+    int64_t ks = g.pick(1, 3), h = g.pick(ks, 4), och = g.pick(1, 3), poch = och + g.pick(1, 8);
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(h, h, g.pick(1, 2), och, ks, a, b), {g.conv(h, h, 1, poch, ks, a, b)}};
+  };
+  m["R-TILE-CONV-OCH-COMMON"] = [](Gen& g) {
+    // the other convolution's filter count shares the divisor `to` with this one's
+    int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5), to = g.pick(1, 3), k = g.pick(2, 3);
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(h, w, g.pick(1, 3), to * k, ks, a, b), {g.conv(h, w, 1, to * (k + 1), ks, a, b)}};
+  };
+  m["R-TILE-CONV-HW-MEET"] = [](Gen& g) {
+    // output rows tile by `to` into tiles of `th` input rows; the other convolution's
+    // extent is up to two rows short of a tile (R-PAD-CONV-HW would pad it up)
+    int64_t ks = g.pick(1, 3), to = g.pick(2, 3), oh = to * g.pick(2, 3), th = to + ks - 1;
+    int64_t e = std::max<int64_t>(1, th - g.pick(0, 2));
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(oh + ks - 1, oh + ks - 1, g.pick(1, 2), g.pick(1, 2), ks, a, b), {g.conv(e, e, 1, 1, 1, a, b)}};
+  };
   m["R-PAD-PAR-CONV"] = [](Gen& g) {
     int64_t ks = g.pick(1, 3), h = g.pick(ks, 5), w = g.pick(ks, 5), ich = g.pick(1, 3);
     int64_t pich = ich + g.pick(0, ich - 1), groups = g.pick(2, 4), pn = groups * ks * ks * pich;

@@ -18,11 +18,16 @@
 
 namespace skeleshare::rules {
 
+/// The group of the widening rules (rules/widening.rules): the compile driver runs them only
+/// when the other rules give no design, and `skeleshare saturate` only with --widen.
+inline constexpr const char* kWideningGroup = "widening";
+
 struct SaturateOptions {
   /// Defaults large enough for the full benchmarks to reach their fixpoint.
   egraph::RunnerLimits limits{.maxIterations = 100, .maxNodes = 500000, .maxSeconds = 60.0};
-  /// Rules in any of these groups are not run.
-  std::vector<std::string> disabledGroups;
+  /// Rules in any of these groups are not run; by default the widening rules, which the
+  /// compile driver runs only as its second stage.
+  std::vector<std::string> disabledGroups{kWideningGroup};
 };
 
 struct Saturation {

@@ -1,4 +1,4 @@
-// skeleshare saturate FILE [--rules DIR] [--disable GROUP]... [--iter-limit N]
+// skeleshare saturate FILE [--rules DIR] [--disable GROUP]... [--widen] [--iter-limit N]
 //   [--node-limit N] [--time-limit S] [--dot PATH] [--json]
 // Equality saturation of a program with the rule files: sizes, time, peak memory, stop
 // reason and per-rule counts; optionally the e-graph as Graphviz DOT.
@@ -23,6 +23,7 @@ struct SaturateCliOptions {
   std::string file;
   std::string rulesDir = std::string(SKELESHARE_DATA_DIR) + "/rules";
   std::vector<std::string> disabled;
+  bool widen = false;
   size_t iterLimit = 100;
   size_t nodeLimit = 500000;
   double timeLimit = 60.0;
@@ -56,6 +57,8 @@ int runSaturate(const SaturateCliOptions& opts) {
   rules::SaturateOptions so;
   so.limits = {.maxIterations = opts.iterLimit, .maxNodes = opts.nodeLimit, .maxSeconds = opts.timeLimit};
   so.disabledGroups = opts.disabled;
+  // As compile's first stage: the widening rules only on request.
+  if (!opts.widen) so.disabledGroups.push_back(rules::kWideningGroup);
   rules::Saturation sat;
   try {
     sat = rules::saturateModule(*loaded->ctx, loaded->module, *rs, so);
@@ -123,6 +126,8 @@ Command addSaturateCommand(CLI::App& root) {
   app->add_option("file", opts->file, "the .dsl or .ir program")->required();
   app->add_option("--rules", opts->rulesDir, "directory of *.rules files (default: the installed rules)");
   app->add_option("--disable", opts->disabled, "do not run the rules of this group (repeatable)");
+  app->add_flag("--widen", opts->widen,
+                "also run the widening rules, as compile does when the other rules give no design");
   app->add_option("--iter-limit", opts->iterLimit, "maximum number of iterations (default 100)");
   app->add_option("--node-limit", opts->nodeLimit, "stop at this many e-nodes (default 500000)");
   app->add_option("--time-limit", opts->timeLimit, "stop after this many seconds (default 60)");
