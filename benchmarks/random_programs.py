@@ -212,20 +212,23 @@ def outcome(rc):
 
 
 def cycles(out):
-    """The predicted and estimated cycles of a compile's design (its report.json), or None."""
+    """The predicted and estimated cycles of a compile's design and the rule stage that found
+    it (its report.json), or None."""
     try:
         with open(os.path.join(out, "report.json")) as f:
             r = json.load(f)
-        return r["predicted_cycles"], r["hardware"]["estimated_cycles"]
+        return r["predicted_cycles"], r["hardware"]["estimated_cycles"], r["rule_stage"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def model_summary(recs, key):
+def model_summary(recs, key, stage=None):
     """How far the cycle model's prediction is from the lowering's estimate over the designs of
-    one budget: the estimate counts the lowered hardware and is what simulation confirms on the
-    benchmarks (docs/cost-model.md), so the spread is the model's error outside them."""
-    pairs = [(r[key]["predicted"], r[key]["estimated"]) for r in recs if "predicted" in r.get(key, {})]
+    one budget (of one rule stage, if given): the estimate counts the lowered hardware and is
+    what simulation confirms on the benchmarks (docs/cost-model.md), so the spread is the
+    model's error outside them."""
+    pairs = [(r[key]["predicted"], r[key]["estimated"]) for r in recs
+             if "predicted" in r.get(key, {}) and stage in (None, r[key]["rule_stage"])]
     ratios = sorted(e / p for p, e in pairs if p > 0)
     if not ratios:
         return None
@@ -234,7 +237,7 @@ def model_summary(recs, key):
 
     def q(f):
         return ratios[min(len(ratios) - 1, int(f * len(ratios)))]
-    return (f"- {key} budget, {len(ratios)} designs: median {q(0.5):.2f}, 5th-95th percentile "
+    return (f"- {key} budget, {len(ratios)} {stage + ' ' if stage else ''}designs: median {q(0.5):.2f}, 5th-95th percentile "
             f"{q(0.05):.2f}-{q(0.95):.2f}, range {ratios[0]:.2f}-{ratios[-1]:.2f}; {off} more than 15% off"
             + (f"; {zero} more predicted at 0 cycles" if zero else ""))
 
@@ -288,7 +291,7 @@ def main():
             rec[key] = {"outcome": outcome(rc), "exit": rc, "message": msg, "seconds": secs}
             c = cycles(out) if rc == 0 else None
             if c:
-                rec[key]["predicted"], rec[key]["estimated"] = c
+                rec[key]["predicted"], rec[key]["estimated"], rec[key]["rule_stage"] = c
             if not args.keep:
                 shutil.rmtree(out, ignore_errors=True)
         return rec
@@ -338,11 +341,14 @@ def main():
             return f"{d} / {n} / {len(rs) - d - n}"
         md.append(f"| {kind} | {len(rs)} | {cnt('random')} | {cnt('full')} |")
     full_ok = sum(r["full"]["outcome"] == "design" for r in recs)
+    widened = {key: sum(r[key].get("rule_stage") == "widened" for r in recs) for key in ("random", "full")}
     md += ["", f"Designs at the full budget with one convolution unit: {full_ok} of {len(recs)} "
-           f"({100.0 * full_ok / max(1, len(recs)):.1f}%)."]
+           f"({100.0 * full_ok / max(1, len(recs)):.1f}%), {widened['full']} of them found by the widening rules "
+           f"(rules/widening.rules; {widened['random']} at the random budget)."]
     if sims:
         md.append(f"Simulated in GHDL: {sum(r['sim']['exit'] == 0 for r in sims)} of {len(sims)} bit-exact.")
-    model = [line for line in (model_summary(recs, k) for k in ("random", "full")) if line]
+    model = [line for line in (model_summary(recs, k, st) for k in ("random", "full") for st in (None, "widened"))
+             if line]
     if model:
         md += ["", "Cycle model: estimated / predicted cycles of the designs (the lowering's count of the "
                "hardware against the extractor's prediction):", ""] + model
