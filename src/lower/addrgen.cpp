@@ -538,35 +538,22 @@ std::string AddrGen::check() const {
       dig[at].hi = std::min(dig[at].hi, m.hi - 1 - m.expr.offset);
     }
   }
-  // Single-digit groups of one value are one digit: a mask on either narrows both. (A
-  // cropped layout composed into an operand's read guards the crop with a group of its own,
-  // whose value is the very counter a coordinate uses.)
-  for (size_t g = 0; g < groups.size(); ++g) {
-    if (groups[g].radices.size() != 1) continue;
-    Range& a = dig[firstDigit(g)];
-    for (size_t h = g + 1; h < groups.size(); ++h) {
-      if (groups[h].radices.size() != 1 || groups[h].value != groups[g].value) continue;
-      Range& b = dig[firstDigit(h)];
-      a = b = Range{std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
-    }
-  }
-  // A single-digit group whose value is another's plus the rest of its terms ranges over
-  // that one's (masked) range plus the rest's. (A crop inside a tile: the composed read's
-  // coordinate is tile + lane, and the crop's guard group is the lane alone.)
+  // A single-digit group whose value is another's plus further terms ranges over that
+  // one's (masked) range plus the rest's. Groups of one value are one digit, so a mask on
+  // either narrows both (a cropped layout composed into an operand's read guards the crop
+  // with a group of its own, whose value is the very counter a coordinate uses); a crop
+  // inside a tile gives a coordinate of tile + lane, guarded by the lane alone.
   for (size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].radices.size() != 1) continue;
     for (size_t h = 0; h < groups.size(); ++h) {
-      if (h == g || groups[h].radices.size() != 1 || groups[h].value == groups[g].value) continue;
+      if (h == g || groups[h].radices.size() != 1) continue;
       const Affine& vg = groups[g].value;
       const Affine& vh = groups[h].value;
-      bool part = vh.offset == 0;
-      bool someTerm = false;
-      for (size_t k = 0; k < vh.coef.size() && part; ++k) {
-        part = vh.coef[k] == 0 || vh.coef[k] == vg.coef[k];
-        someTerm |= vh.coef[k] != 0;
-      }
-      if (!part || !someTerm) continue;
+      bool part = true;
+      for (size_t k = 0; k < vh.coef.size() && part; ++k) part = vh.coef[k] == 0 || vh.coef[k] == vg.coef[k];
+      if (!part) continue;
       Affine rest = vg;
+      rest.offset -= vh.offset;
       for (size_t k = 0; k < rest.coef.size(); ++k) rest.coef[k] -= vh.coef[k];
       const Range r = rangeOf(rest, ctr), b = dig[firstDigit(h)];
       Range& a = dig[firstDigit(g)];
