@@ -220,6 +220,19 @@ std::map<std::string, Generator> generators() {
     auto& ctx = g.ctx();
     return Case{ctx.op(Op::Conv1DH, {g.in({h, w}, a), g.in({k}, b), ir::cMvF(ctx, h - k + 1, k, a, b)}), {}};
   };
+  // Mm(c, Transpose(Mm(a, b))) with an optional Requant between the transpose and the
+  // product: the consumer's matrix is the transposed product, h x w -> w x h.
+  auto transposedProduct = [](Gen& g, bool requant) {
+    int64_t h = g.pick(1, 4), w = g.pick(1, 4), k = g.pick(1, 4), c = g.pick(1, 4);
+    auto& ctx = g.ctx();
+    const ir::Term* inner = g.mm(h, w, k, g.scalar(), g.scalar());
+    if (requant) inner = ctx.op(Op::Requant, {inner}, {g.pick(0, 4)});
+    const ir::Type* s = g.scalar();
+    const ir::Type* t = inner->type()->scalar();
+    return Case{ctx.op(Op::Mm, {g.in({c, h}, s), ctx.op(Op::Transpose, {inner}), ir::cMvF(ctx, w, h, t, s)}), {}};
+  };
+  m["R-MM-TRANSPOSED-MM"] = [transposedProduct](Gen& g) { return transposedProduct(g, false); };
+  m["R-MM-TRANSPOSED-REQUANT-MM"] = [transposedProduct](Gen& g) { return transposedProduct(g, true); };
   return m;
 }
 
