@@ -143,6 +143,28 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
       for (size_t i = 0; i < t.size(); ++i) t[i] = (*in[0])[(i / (inner * r)) * inner + i % inner];
       return t;
     }
+    case Prim::PermuteVec: {
+      // Result index (s..., v_0, ..., v_k-1) is operand index (s..., u) with u[p_i] = v_i.
+      const size_t ns = n.type.numStreamDims(), rank = shape.size();
+      const std::vector<int64_t> from = in[0]->shape();
+      std::vector<size_t> stride(rank, 1);  // operand strides
+      for (size_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * static_cast<size_t>(from[d]);
+      Tensor t(n.type.bits, shape);
+      std::vector<int64_t> idx(rank, 0);
+      for (size_t i = 0; i < t.size(); ++i) {
+        size_t at = 0;
+        for (size_t d = 0; d < rank; ++d) {
+          const size_t src = d < ns ? d : ns + static_cast<size_t>(n.params[d - ns]);
+          at += static_cast<size_t>(idx[d]) * stride[src];
+        }
+        t[i] = (*in[0])[at];
+        for (size_t d = rank; d-- > 0;) {  // next result index, row-major
+          if (++idx[d] < shape[d]) break;
+          idx[d] = 0;
+        }
+      }
+      return t;
+    }
   }
   throw std::logic_error("evalNode: unknown primitive");
 }

@@ -32,6 +32,7 @@ std::string_view primName(Prim p) {
     case Prim::VecToStm: return "VecToStm";
     case Prim::Repeat: return "Repeat";
     case Prim::Broadcast: return "Broadcast";
+    case Prim::PermuteVec: return "PermuteVec";
   }
   return "?";
 }
@@ -235,6 +236,21 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
         bad(n, fmt::format("no vector position {} in {}", n.params[1], r.str()));
       r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(ns + static_cast<size_t>(n.params[1])),
                     Dim{n.params[0], DimKind::Vector});
+      break;
+    }
+    case Prim::PermuteVec: {
+      arity(1);
+      r = *ops[0];
+      const size_t ns = r.numStreamDims(), nv = r.dims.size() - ns;
+      needParams(n, nv);
+      std::vector<bool> seen(nv, false);
+      for (size_t i = 0; i < nv; ++i) {
+        const int64_t p = n.params[i];
+        if (p < 0 || static_cast<size_t>(p) >= nv || seen[static_cast<size_t>(p)])
+          bad(n, fmt::format("not a permutation of the {} vector dimensions of {}", nv, ops[0]->str()));
+        seen[static_cast<size_t>(p)] = true;
+        r.dims[ns + i] = ops[0]->dims[ns + static_cast<size_t>(p)];
+      }
       break;
     }
   }

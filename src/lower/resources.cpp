@@ -64,6 +64,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
       break;
     }
     case Prim::Broadcast:  // wiring
+    case Prim::PermuteVec:
       break;
   }
   return r;

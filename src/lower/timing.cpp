@@ -27,7 +27,8 @@ int64_t stages(const Node& n) {
     case Prim::JoinStm:
     case Prim::SplitVec:
     case Prim::JoinVec:
-    case Prim::Broadcast: return 0;  // wires
+    case Prim::Broadcast:
+    case Prim::PermuteVec: return 0;  // wires
     default: return 1;
   }
 }

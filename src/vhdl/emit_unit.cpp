@@ -348,6 +348,32 @@ class UnitWriter {
             i, outer - 1, copies - 1, copies, w, e.data, e.valid, e.ready);
         return;
       }
+      case Prim::PermuteVec: {
+        // Wires: one generate loop per vector dimension of the result; result lane
+        // (v_0, ..., v_k-1) is the operand's lane with index v_i in its dimension p_i.
+        const Endpoint& e = operand(i, 0);
+        const lower::MType& in = opType(0);
+        const size_t ns = in.numStreamDims(), nv = in.dims.size() - ns;
+        std::vector<int64_t> inStride(nv, 1), outStride(nv, 1);
+        for (size_t d = nv - 1; d > 0; --d) {
+          inStride[d - 1] = inStride[d] * in.dims[ns + d].extent;
+          outStride[d - 1] = outStride[d] * n.type.dims[ns + d].extent;
+        }
+        std::string outLane = "0", inLane = "0", open, close;
+        for (size_t d = 0; d < nv; ++d) {
+          open += fmt::format("{0:{1}}n{2}_v{3} : for v{3} in 0 to {4} generate\n", "", 2 * (d + 1), i, d,
+                              n.type.dims[ns + d].extent - 1);
+          close = fmt::format("{0:{1}}end generate;\n", "", 2 * (d + 1)) + close;
+          outLane += fmt::format(" + v{} * {}", d, outStride[d]);
+          inLane += fmt::format(" + v{} * {}", d, inStride[static_cast<size_t>(n.params[d])]);
+        }
+        const int b = in.bits;
+        body_ += open +
+                 fmt::format("{0:{1}}n{2}_data(({3} + 1) * {4} - 1 downto ({3}) * {4}) <= {5}(({6} + 1) * {4} - 1 downto ({6}) * {4});\n",
+                             "", 2 * (nv + 1), i, outLane, b, e.data, inLane) +
+                 close + fmt::format("  n{0}_valid <= {1};\n  {2} <= n{0}_ready;\n", i, e.valid, e.ready);
+        return;
+      }
     }
     throw EmitError("unknown primitive");
   }

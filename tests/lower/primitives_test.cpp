@@ -126,6 +126,27 @@ TEST(Primitives, SplitJoinAndConversionsChangeOnlyTheType) {
   EXPECT_EQ(r.values(), x.values());
 }
 
+TEST(Primitives, PermuteVecReordersTheVectorDimensions) {
+  // Result dimension i is the operand's dimension p_i: (2, 3, 4) by [2, 0, 1] is (4, 2, 3),
+  // and lane (a, b, c) of the result is the operand's lane (b, c, a).
+  Fixture f({2, 3, 4});
+  uint32_t a = f.readAll({V, V, V});
+  uint32_t p = f.b().op(Prim::PermuteVec, {a}, {2, 0, 1});
+  EXPECT_EQ(f.b().type(p).str(), "vec[4][2][3] i8");
+  Tensor x(8, {2, 3, 4});
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(i);
+  Tensor r = evalOn(f, p, {&x});
+  ASSERT_EQ(r.shape(), (std::vector<int64_t>{4, 2, 3}));
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t k = 0; k < 3; ++k)
+        EXPECT_EQ(r[static_cast<size_t>((i * 2 + j) * 3 + k)], x[static_cast<size_t>((j * 3 + k) * 4 + i)]);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[p]).logic, 0);  // wires
+  EXPECT_THROW(f.b().op(Prim::PermuteVec, {a}, {0, 1}), MirError);     // one entry per dimension
+  EXPECT_THROW(f.b().op(Prim::PermuteVec, {a}, {0, 0, 1}), MirError);  // not a permutation
+  EXPECT_THROW(f.b().op(Prim::PermuteVec, {a}, {0, 1, 3}), MirError);
+}
+
 TEST(Primitives, RepeatReplaysItsOperand) {
   Fixture f({3});
   uint32_t a = f.readAll({V});

@@ -49,6 +49,8 @@ enum class Prim : uint8_t {
                // (hardware: a replay buffer of the inner stream, on chip)
   Broadcast,   // [n, d] (a): a new vector dimension of extent n before vector dimension d
                // (0: outermost), every copy the operand's lanes (hardware: wires)
+  PermuteVec,  // [p0, ..., pk-1] (a): vector dimension i of the result is the operand's
+               // vector dimension p_i (hardware: wires; read_lanes.h)
 };
 
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };
