@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lower_impl.h"
+#include "skeleshare/lower/read_lanes.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/verifier.h"
 
@@ -439,7 +440,8 @@ void Lowerer::markCalls(int let, size_t firstUnit) {
         case Prim::StmToVec:
         case Prim::VecToStm:
         case Prim::Repeat:
-        case Prim::Broadcast: break;  // the call's memory access, replay buffers and wiring
+        case Prim::Broadcast:
+        case Prim::PermuteVec: break;  // the call's memory access, replay buffers and wiring
         default: call.datapath.push_back(static_cast<uint32_t>(i));
       }
     }
@@ -527,6 +529,7 @@ Program Lowerer::run(const ir::Module& module) {
   }
   for (size_t u = 0; u < open_.size(); ++u)
     if (!closed_[u]) throw std::logic_error(fmt::format("lowering: unit {} never written", open_[u].name));
+  shapeReadLanes(prog_);
   placeBuffers(prog_, opt_.onChipBudgetBits);
   auto problems = verify(prog_);
   if (!problems.empty()) throw std::logic_error("lowering produced an ill-formed program: " + problems.front());

@@ -1,0 +1,33 @@
+#pragma once
+// The lanes of reads (a pass after the lowering's templates, before buffer placement).
+// A read moves one run of consecutive elements per cycle, consecutive in its counter
+// order, and requests each run's memory line unless it is the line it requested last
+// (runs.h). Two shapes of a vector cost more than they must:
+//
+// - Lanes in the wrong order. A height-wise 1D convolution's window is (column, tap), its
+//   taps in three rows: no two consecutive lanes lie in one row, so a 16 x 3 window is 48
+//   runs. Read as (tap, column) it is three runs of 16.
+// - Vectors narrower than the lines they share. With 16 of a 64-wide row's columns per
+//   vector, the four vectors of a row each request the window's three lines again: the
+//   last line requested is never the next one needed. Read as one 4 x 16 x 3 vector and
+//   sent on as four, each line is requested once per row.
+//
+// This pass reads such a vector in the cheaper shape and restores the consumer's with
+// wiring (PermuteVec) and a serialiser (VecToStm, whose buffer holds one wide vector). It
+// keeps a shape only when the read then takes fewer runs (lanes) or fewer lines and no
+// more runs (width), so no design gets slower; the cycle model counts the result
+// (lower/timing.h), as it counts everything the lowering builds.
+
+#include <cstddef>
+
+#include "skeleshare/lower/mir.h"
+
+namespace skeleshare::lower {
+
+/// The widest vector a read is widened to (elements).
+inline constexpr int64_t kMaxWidenedReadLanes = 256;
+
+/// Reshapes the reads of every unit as above. Returns the number of reads changed.
+size_t shapeReadLanes(Program& prog);
+
+}  // namespace skeleshare::lower

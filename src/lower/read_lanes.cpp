@@ -1,0 +1,191 @@
+#include "skeleshare/lower/read_lanes.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "skeleshare/lower/runs.h"
+
+namespace skeleshare::lower {
+
+namespace {
+
+/// A shape of a read: its counters are the original ones in `order` (new counter k is old
+/// counter order[k]); `widened` is the old stream counter that became the outermost
+/// vector counter, or -1.
+struct Shape {
+  std::vector<size_t> order;
+  int widened = -1;
+};
+
+AddrGen reshaped(const AddrGen& g, const Shape& s) {
+  std::vector<Counter> counters;
+  std::vector<Affine> values(g.counters.size(), Affine{0, std::vector<int64_t>(s.order.size(), 0)});
+  for (size_t k = 0; k < s.order.size(); ++k) {
+    counters.push_back(g.counters[s.order[k]]);
+    if (static_cast<int>(s.order[k]) == s.widened) counters.back().kind = DimKind::Vector;
+    values[s.order[k]].coef[k] = 1;
+  }
+  AddrGen out = g;
+  out.substitute(std::move(counters), values);
+  return out;
+}
+
+size_t streamCount(const std::vector<Counter>& c) {
+  size_t ns = 0;
+  while (ns < c.size() && c[ns].kind == DimKind::Stream) ++ns;
+  return ns;
+}
+
+/// `s` with its vector counters ordered by decreasing address stride (a stride-1 counter
+/// innermost, so that it forms runs), when that takes fewer runs; else `s`.
+Shape orderLanes(const AddrGen& g, Shape s, int bytes) {
+  const AddrGen shaped = reshaped(g, s);
+  const auto linear = shaped.linear();
+  if (!linear) return s;
+  const size_t n = shaped.counters.size(), ns = streamCount(shaped.counters);
+  if (n - ns < 2 || std::llabs(linear->strides[n - 1]) == 1) return s;
+  std::vector<size_t> lanes(n - ns);
+  for (size_t k = 0; k < lanes.size(); ++k) lanes[k] = ns + k;
+  std::stable_sort(lanes.begin(), lanes.end(),
+                   [&](size_t a, size_t b) { return std::llabs(linear->strides[a]) > std::llabs(linear->strides[b]); });
+  Shape t = s;
+  for (size_t k = 0; k < lanes.size(); ++k) t.order[ns + k] = s.order[lanes[k]];
+  const int64_t width = shaped.valueType(8).vectorLanes();
+  return readAccess(reshaped(g, t), bytes, width).runs < readAccess(shaped, bytes, width).runs ? t : s;
+}
+
+/// The innermost stream counter of more than one step, moved to the outermost vector
+/// position; nullopt when there is none or the vector would be too wide.
+std::optional<Shape> widen(const AddrGen& g) {
+  const size_t ns = streamCount(g.counters);
+  size_t k = ns;
+  while (k > 0 && g.counters[k - 1].extent == 1) --k;
+  if (k == 0) return std::nullopt;
+  const size_t w = k - 1;
+  int64_t lanes = g.counters[w].extent;
+  for (size_t i = ns; i < g.counters.size(); ++i) lanes *= g.counters[i].extent;
+  if (lanes > kMaxWidenedReadLanes) return std::nullopt;
+  Shape s;
+  for (size_t i = 0; i < ns; ++i)
+    if (i != w) s.order.push_back(i);
+  s.order.push_back(w);
+  for (size_t i = ns; i < g.counters.size(); ++i) s.order.push_back(i);
+  s.widened = static_cast<int>(w);
+  return s;
+}
+
+/// Inserts `node` at index `at` of the unit: operand indices >= at move up by one, and
+/// the later users of node at - 1 read the new node instead.
+void insertAfter(Unit& unit, uint32_t at, Node node) {
+  for (Node& n : unit.nodes)
+    for (uint32_t& o : n.operands)
+      if (o >= at) ++o;
+  for (size_t i = at; i < unit.nodes.size(); ++i)
+    for (uint32_t& o : unit.nodes[i].operands)
+      if (o == at - 1) o = at;
+  if (unit.call)
+    for (uint32_t& d : unit.call->datapath)
+      if (d >= at) ++d;
+  unit.nodes.insert(unit.nodes.begin() + at, std::move(node));
+}
+
+std::vector<uint32_t> usersOf(const Unit& unit, uint32_t i) {
+  std::vector<uint32_t> users;
+  for (uint32_t j = i + 1; j < unit.nodes.size(); ++j)
+    for (uint32_t o : unit.nodes[j].operands)
+      if (o == i) users.push_back(j);
+  return users;
+}
+
+Node wiring(Prim p, uint32_t operand, std::vector<int64_t> params) {
+  Node n;
+  n.prim = p;
+  n.operands = {operand};
+  n.params = std::move(params);
+  return n;
+}
+
+/// Appends after node `at` (and the Repeats that replay it alone) the nodes that turn the
+/// reshaped read back into the value of the `original` counters.
+void restore(const Program& prog, Unit& unit, uint32_t at, const std::vector<Counter>& original, const Shape& s) {
+  const size_t ns = streamCount(original);
+  // the read's vector counters, in the order the value had them (the widened one first)
+  std::vector<size_t> logical;
+  if (s.widened >= 0) logical.push_back(static_cast<size_t>(s.widened));
+  for (size_t i = ns; i < original.size(); ++i) logical.push_back(i);
+  const size_t readStreams = s.widened >= 0 ? ns - 1 : ns;
+  std::vector<Node> chain;
+  std::vector<int64_t> perm;
+  bool identity = true;
+  for (size_t d = 0; d < logical.size(); ++d)
+    for (size_t p = readStreams; p < s.order.size(); ++p)
+      if (s.order[p] == logical[d]) {
+        perm.push_back(static_cast<int64_t>(p - readStreams));
+        identity = identity && perm.back() == static_cast<int64_t>(d);
+      }
+  if (!identity) chain.push_back(wiring(Prim::PermuteVec, 0, perm));
+  if (s.widened >= 0) {
+    chain.push_back(wiring(Prim::VecToStm, 0, {}));
+    // The widened counter is now the innermost stream dimension; the ones of a single step
+    // that were inside it go back inside it (joins and splits are renamings).
+    const auto w = static_cast<int64_t>(s.widened);
+    const auto inside = static_cast<int64_t>(ns) - 1 - w;
+    for (int64_t k = 0; k < inside; ++k) chain.push_back(wiring(Prim::JoinStm, 0, {w}));
+    for (int64_t k = 0; k < inside; ++k) chain.push_back(wiring(Prim::SplitStm, 0, {w, 1}));
+  }
+  for (Node& n : chain) {
+    n.operands = {at};
+    ++at;
+    insertAfter(unit, at, std::move(n));
+    Node& placed = unit.nodes[at];
+    placed.type = inferType(prog, unit, placed);
+  }
+}
+
+}  // namespace
+
+size_t shapeReadLanes(Program& prog) {
+  size_t changed = 0;
+  for (Unit& unit : prog.units) {
+    for (uint32_t i = 0; i < unit.nodes.size(); ++i) {
+      Node& read = unit.nodes[i];
+      if (read.prim != Prim::Read) continue;
+      const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
+      const AddrGen& g = read.addr;
+      Shape plain;
+      for (size_t k = 0; k < g.counters.size(); ++k) plain.order.push_back(k);
+      Shape best = orderLanes(g, plain, bytes);
+      // Widening changes the stream a replay buffer would hold: only reads nothing replays.
+      const auto users = usersOf(unit, i);
+      const bool replayed = std::any_of(users.begin(), users.end(), [&](uint32_t u) { return unit.nodes[u].prim == Prim::Repeat; });
+      if (auto wide = replayed ? std::nullopt : widen(g)) {
+        Shape w = orderLanes(g, *wide, bytes);
+        const AddrGen narrowGen = reshaped(g, best), wideGen = reshaped(g, w);
+        const AccessCount narrow = readAccess(narrowGen, bytes, narrowGen.valueType(8).vectorLanes());
+        const AccessCount broad = readAccess(wideGen, bytes, wideGen.valueType(8).vectorLanes());
+        if (broad.lines < narrow.lines && broad.runs <= narrow.runs) best = w;
+      }
+      if (best.order == plain.order && best.widened < 0) continue;
+      const std::vector<Counter> original = g.counters;
+      const MType before = read.type;
+      read.addr = reshaped(g, best);
+      read.type = inferType(prog, unit, read);
+      // A replay buffer of the read alone keeps the read's shape: the wiring follows it.
+      uint32_t last = i;
+      for (auto us = usersOf(unit, last); us.size() == 1 && unit.nodes[us[0]].prim == Prim::Repeat; us = usersOf(unit, last)) {
+        last = us[0];
+        unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
+      }
+      const size_t sizeBefore = unit.nodes.size();
+      restore(prog, unit, last, original, best);
+      const uint32_t end = last + static_cast<uint32_t>(unit.nodes.size() - sizeBefore);
+      if (last == i && unit.nodes[end].type != before)
+        throw std::logic_error("shapeReadLanes: the reshaped read does not restore its value's type");
+      ++changed;
+    }
+  }
+  return changed;
+}
+
+}  // namespace skeleshare::lower

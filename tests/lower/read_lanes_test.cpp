@@ -1,0 +1,94 @@
+// The read-lanes pass (lower/read_lanes.h): a height-wise 1D convolution's windows are read
+// a row segment per run and a row's lines once, the value the datapath sees unchanged.
+
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "skeleshare/lower/read_lanes.h"
+#include "skeleshare/lower/runs.h"
+#include "skeleshare/lower/timing.h"
+#include "test_util.h"
+
+namespace skeleshare::lower::test {
+namespace {
+
+/// Requant(Conv1D_H(Pad(image), w)) on a square image of `n` x `n` with ParallelDot[p]
+/// (the unit's matrix is n x 3: a line of n outputs, 3 taps each).
+std::string heightWise(int64_t n, int64_t p) {
+  return fmt::format(R"(
+input image : i8[{0}][{0}];
+weight w : i8[3];
+output o = Requant[3](
+  Conv1D_H(
+    Pad[1, 1, 0, 0, 0](@image),
+    @w,
+    \i8[{0}][3]. \i8[3]. Mv(%1, %0, \i8[{0}][3]. \i8[{0}][3]. ParallelDot[{1}](%1, %0))));
+)",
+                     n, p);
+}
+
+struct Lowered {
+  Program prog;
+  const Unit* unit = nullptr;
+  const Node* read = nullptr;  // the image's
+  std::vector<Prim> after;     // the prims that follow it
+  cost::UnitLoad load;
+};
+
+Lowered lowerHeightWise(int64_t n, int64_t p) {
+  Loaded m = loadIrText(heightWise(n, p));
+  Lowered l;
+  expectAgrees(m, 7, &l.prog);
+  EXPECT_EQ(l.prog.units.size(), 1u);
+  l.unit = &l.prog.units.at(0);
+  for (size_t i = 0; i < l.unit->nodes.size(); ++i) {
+    const Node& n = l.unit->nodes[i];
+    if (n.prim != Prim::Read || l.prog.buffers.at(static_cast<size_t>(n.buffer)).name != "image") continue;
+    l.read = &n;
+    for (size_t j = i + 1; j < l.unit->nodes.size() && l.unit->nodes[j].prim != Prim::Read; ++j)
+      l.after.push_back(l.unit->nodes[j].prim);
+  }
+  AccessCounter counts;
+  l.load = unitLoad(l.prog, *l.unit, counts);
+  return l;
+}
+
+TEST(ReadLanes, AWindowOfThreeRowsIsReadARowSegmentPerRun) {
+  // 64 lanes of 64 columns: read as (tap, column), three runs of 64 a row instead of 192
+  // runs of one, and wired back to (column, tap).
+  Lowered l = lowerHeightWise(64, 64);
+  ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
+  EXPECT_EQ(l.read->type.str(), "stm[64][1][1] vec[3][64] i8");
+  ASSERT_FALSE(l.after.empty());
+  EXPECT_EQ(l.after[0], Prim::PermuteVec);
+  AccessCounter counts;
+  EXPECT_EQ(counts.read(l.read->addr, 1, l.read->type.vectorLanes()).runs, 64 * 3);
+}
+
+TEST(ReadLanes, NarrowVectorsOfOneRowAreReadAsOneAndSentOnInParts) {
+  // 16 of 64 columns per vector: read as one 3 x 4 x 16 window a row, so each of its three
+  // lines is requested once a row, and serialised into the four vectors the datapath takes.
+  Lowered l = lowerHeightWise(64, 16);
+  ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
+  EXPECT_EQ(l.read->type.str(), "stm[64][1] vec[3][4][16] i8");
+  EXPECT_EQ(l.after, (std::vector<Prim>{Prim::PermuteVec, Prim::VecToStm, Prim::JoinStm, Prim::SplitStm}))
+      << printProgram(l.prog);
+  // The datapath's 256 steps set the pace; the image's lines: three a row, and the output's.
+  EXPECT_EQ(l.load.busiest, 64 * 4);
+  EXPECT_LE(l.load.lines, 64 * 3 + 64 + 2);
+}
+
+TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {
+  // Two 64-lane vectors of a 128-wide line: 384 lanes as one, more than
+  // kMaxWidenedReadLanes; the lanes are still read in row segments.
+  static_assert(2 * 64 * 3 > kMaxWidenedReadLanes);
+  Lowered l = lowerHeightWise(128, 64);
+  ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
+  EXPECT_EQ(l.read->type.str(), "stm[128][2][1] vec[3][64] i8");
+  ASSERT_FALSE(l.after.empty());
+  EXPECT_EQ(l.after[0], Prim::PermuteVec);
+}
+
+}  // namespace
+}  // namespace skeleshare::lower::test
