@@ -80,12 +80,12 @@ TEST(ReadLanes, NarrowVectorsOfOneRowAreReadAsOneAndSentOnInParts) {
 }
 
 TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {
-  // Two 64-lane vectors of a 128-wide line: 384 lanes as one, more than
+  // Four 64-lane vectors of a 256-wide line: 768 lanes as one, more than
   // kMaxWidenedReadLanes; the lanes are still read in row segments.
-  static_assert(2 * 64 * 3 > kMaxWidenedReadLanes);
-  Lowered l = lowerHeightWise(128, 64);
+  static_assert(4 * 64 * 3 > kMaxWidenedReadLanes);
+  Lowered l = lowerHeightWise(256, 64);
   ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
-  EXPECT_EQ(l.read->type.str(), "stm[128][2][1] vec[3][64] i8");
+  EXPECT_EQ(l.read->type.str(), "stm[256][4][1] vec[3][64] i8");
   ASSERT_FALSE(l.after.empty());
   EXPECT_EQ(l.after[0], Prim::PermuteVec);
 }

@@ -25,7 +25,7 @@
 namespace skeleshare::lower {
 
 /// The widest vector a read is widened to (elements).
-inline constexpr int64_t kMaxWidenedReadLanes = 256;
+inline constexpr int64_t kMaxWidenedReadLanes = 512;
 
 /// Reshapes the reads of every unit as above. Returns the number of reads changed.
 size_t shapeReadLanes(Program& prog);
