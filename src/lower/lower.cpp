@@ -97,6 +97,13 @@ void permuteSpace(AddrGen& layout, const std::vector<size_t>& order) {
   layout.space = std::move(s);
 }
 
+std::vector<size_t> swapOrder(size_t n, size_t d) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::swap(order.at(d), order.at(d + 1));
+  return order;
+}
+
 void flattenSpace(AddrGen& layout, size_t d) {
   int64_t inner = layout.space.at(d + 1);
   Affine merged = layout.coords[d];
@@ -138,7 +145,24 @@ View Lowerer::materialize(const Stream& s, const std::string& name, Role role) {
 
 View Lowerer::asView(const Sym& s) {
   if (auto* v = std::get_if<View>(&s)) return *v;
-  if (auto* st = std::get_if<Stream>(&s)) return materialize(*st, fmt::format("t{}", tmpCount_++), Role::Intermediate);
+  if (auto* st = std::get_if<Stream>(&s)) {
+    // A transposed value is written as it was computed and read transposed: a transposed
+    // write puts every lane of a row in another line (one line per element), where the
+    // read's lanes can be put in memory order (read_lanes.h).
+    if (st->beforeTranspose) {
+      AddrGen expect = *st->beforeTranspose;
+      permuteSpace(expect, swapOrder(expect.space.size(), st->ctx));
+      if (expect == st->layout) {
+        Stream natural = *st;
+        natural.layout = *st->beforeTranspose;
+        natural.beforeTranspose.reset();
+        View v = materialize(natural, fmt::format("t{}", tmpCount_++), Role::Intermediate);
+        v.gen.transpose(v.ctx, v.ctx + 1);
+        return v;
+      }
+    }
+    return materialize(*st, fmt::format("t{}", tmpCount_++), Role::Intermediate);
+  }
   throw LowerError("a function or scalar where a tensor is needed");
 }
 
@@ -160,13 +184,13 @@ Stream Lowerer::toStream(const View& v, const std::string& name) {
   AddrGen g = v.gen;
   if (!g.counters.empty()) g.counters.back().kind = DimKind::Vector;
   uint32_t n = builder(u).read(v.buffer, g);
-  return Stream{u, n, identityLayout(g.counters), v.ctx};
+  return Stream{u, n, identityLayout(g.counters), v.ctx, {}};
 }
 
 Stream Lowerer::nodeStream(size_t u, uint32_t node, size_t ctx) {
   std::vector<Counter> out;
   for (const auto& d : builder(u).type(node).dims) out.push_back({d.extent, d.kind});
-  return Stream{u, node, identityLayout(out), ctx};
+  return Stream{u, node, identityLayout(out), ctx, {}};
 }
 
 Stream Lowerer::openStream(const Sym& s) {
@@ -272,10 +296,8 @@ Sym Lowerer::reshape(const ir::Term* t, const Env& env) {
     Stream s = *st;
     size_t c = s.ctx;
     if (t->op() == Op::Transpose) {
-      std::vector<size_t> order(s.layout.space.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::swap(order[c], order[c + 1]);
-      permuteSpace(s.layout, order);
+      s.beforeTranspose = s.layout;
+      permuteSpace(s.layout, swapOrder(s.layout.space.size(), c));
     } else {
       while (s.layout.space.size() > c + 1) flattenSpace(s.layout, c);
     }

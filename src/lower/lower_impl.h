@@ -2,6 +2,7 @@
 // Internal to the lowering: symbolic values and the lowering state shared by lower.cpp
 // (evaluator, element-wise fusion, buffers) and lower_skeletons.cpp (templates).
 
+#include <optional>
 #include <map>
 #include <memory>
 #include <variant>
@@ -31,6 +32,11 @@ struct Stream {
   uint32_t node = 0;
   AddrGen layout;
   size_t ctx = 0;
+  /// Set by a Transpose of the computed value: its layout before it. A consumer that
+  /// reads the value (asView) gets it written in that layout and reads it through a
+  /// transposed view, as the cost model's oracle measures a read through a Transpose; a
+  /// value written as it is (an output) keeps the transposed layout.
+  std::optional<AddrGen> beforeTranspose;
 };
 
 struct Scalar {
@@ -148,6 +154,8 @@ AddrGen identityLayout(const std::vector<Counter>& counters);
 /// Reorders the space dimensions (coordinates) of a layout: new dim i is old order[i].
 void permuteSpace(AddrGen& layout, const std::vector<size_t>& order);
 /// Merges space dimensions d and d+1 of a layout (row-major).
+/// The identity order of n dimensions with d and d + 1 swapped.
+std::vector<size_t> swapOrder(size_t n, size_t d);
 void flattenSpace(AddrGen& layout, size_t d);
 /// Splits space dimension d (extent E = a * inner, its coordinate one digit of a one-radix
 /// group) into (a, inner): the group gets the radices [a, inner].

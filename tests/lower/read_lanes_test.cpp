@@ -90,5 +90,27 @@ TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {
   EXPECT_EQ(l.after[0], Prim::PermuteVec);
 }
 
+TEST(ReadLanes, ATransposedProductIsWrittenAsComputedAndReadInMemoryOrder) {
+  // transpose(t) of a computed 64 x 64 t: written transposed, each of t's rows would put
+  // its 64 lanes in 64 lines (4,096 line writes); written as computed and read through a
+  // transposed view, whose lanes the pass puts in memory order, every unit moves a few
+  // hundred lines.
+  Loaded m = loadDslText(R"(
+input  x  : i8[64][64];
+weight w1 : i8[64][64];
+weight w2 : i8[64][64];
+let t = relu(requant(mm(x, w1), 6));
+output o = requant(mm(w2, transpose(t)), 7);
+)");
+  Program p;
+  expectAgrees(m, 3, &p);
+  ASSERT_EQ(p.units.size(), 2u) << printProgram(p);
+  AccessCounter counts;
+  for (const Unit& u : p.units) EXPECT_LE(unitLoad(p, u, counts).lines, 3 * 64 + 2) << u.name << "\n" << printProgram(p);
+  bool permuted = false;
+  for (const Node& n : p.units[1].nodes) permuted = permuted || n.prim == Prim::PermuteVec;
+  EXPECT_TRUE(permuted) << printProgram(p);
+}
+
 }  // namespace
 }  // namespace skeleshare::lower::test
