@@ -151,13 +151,13 @@ View Lowerer::asView(const Sym& s) {
     // read's lanes can be put in memory order (read_lanes.h).
     if (st->beforeTranspose) {
       AddrGen expect = *st->beforeTranspose;
-      permuteSpace(expect, swapOrder(expect.space.size(), st->ctx));
+      permuteSpace(expect, swapOrder(expect.space.size(), st->transposedAt));
       if (expect == st->layout) {
         Stream natural = *st;
         natural.layout = *st->beforeTranspose;
         natural.beforeTranspose.reset();
         View v = materialize(natural, fmt::format("t{}", tmpCount_++), Role::Intermediate);
-        v.gen.transpose(v.ctx, v.ctx + 1);
+        v.gen.transpose(st->transposedAt, st->transposedAt + 1);
         return v;
       }
     }
@@ -184,13 +184,13 @@ Stream Lowerer::toStream(const View& v, const std::string& name) {
   AddrGen g = v.gen;
   if (!g.counters.empty()) g.counters.back().kind = DimKind::Vector;
   uint32_t n = builder(u).read(v.buffer, g);
-  return Stream{u, n, identityLayout(g.counters), v.ctx, {}};
+  return Stream{u, n, identityLayout(g.counters), v.ctx, {}, 0};
 }
 
 Stream Lowerer::nodeStream(size_t u, uint32_t node, size_t ctx) {
   std::vector<Counter> out;
   for (const auto& d : builder(u).type(node).dims) out.push_back({d.extent, d.kind});
-  return Stream{u, node, identityLayout(out), ctx, {}};
+  return Stream{u, node, identityLayout(out), ctx, {}, 0};
 }
 
 Stream Lowerer::openStream(const Sym& s) {
@@ -297,6 +297,7 @@ Sym Lowerer::reshape(const ir::Term* t, const Env& env) {
     size_t c = s.ctx;
     if (t->op() == Op::Transpose) {
       s.beforeTranspose = s.layout;
+      s.transposedAt = c;
       permuteSpace(s.layout, swapOrder(s.layout.space.size(), c));
     } else {
       while (s.layout.space.size() > c + 1) flattenSpace(s.layout, c);

@@ -37,6 +37,7 @@ struct Stream {
   /// transposed view, as the cost model's oracle measures a read through a Transpose; a
   /// value written as it is (an output) keeps the transposed layout.
   std::optional<AddrGen> beforeTranspose;
+  size_t transposedAt = 0;  // the transposed space dimensions: this one and the next
 };
 
 struct Scalar {

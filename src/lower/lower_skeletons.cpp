@@ -258,7 +258,7 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, bool merge
     layout.coords.push_back(digit(rowDigit + 1));
   }
   if (groups * p > m) layout.guardGroup(rowDigit, 0);
-  return Stream{u, r, layout, c, {}};
+  return Stream{u, r, layout, c, {}, 0};
 }
 
 Sym Lowerer::skeleton(const ir::Term* t, const Env& env) {
