@@ -149,19 +149,17 @@ View Lowerer::asView(const Sym& s) {
     // A transposed value is written as it was computed and read transposed: a transposed
     // write puts every lane of a row in another line (one line per element), where the
     // read's lanes can be put in memory order (read_lanes.h).
+    Stream written = *st;
+    bool transposed = false;
     if (st->beforeTranspose) {
       AddrGen expect = *st->beforeTranspose;
       permuteSpace(expect, swapOrder(expect.space.size(), st->transposedAt));
-      if (expect == st->layout) {
-        Stream natural = *st;
-        natural.layout = *st->beforeTranspose;
-        natural.beforeTranspose.reset();
-        View v = materialize(natural, fmt::format("t{}", tmpCount_++), Role::Intermediate);
-        v.gen.transpose(st->transposedAt, st->transposedAt + 1);
-        return v;
-      }
+      transposed = expect == st->layout;  // not edited since
+      if (transposed) written.layout = *st->beforeTranspose;
     }
-    return materialize(*st, fmt::format("t{}", tmpCount_++), Role::Intermediate);
+    View v = materialize(written, fmt::format("t{}", tmpCount_++), Role::Intermediate);
+    if (transposed) v.gen.transpose(st->transposedAt, st->transposedAt + 1);
+    return v;
   }
   throw LowerError("a function or scalar where a tensor is needed");
 }
