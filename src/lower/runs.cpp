@@ -14,7 +14,6 @@ namespace skeleshare::lower {
 
 namespace {
 
-constexpr int64_t kLineBytes = 64;
 constexpr int kModes = 3;
 
 int64_t floorDiv(int64_t a, int64_t b) {

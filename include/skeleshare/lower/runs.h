@@ -23,6 +23,9 @@
 
 namespace skeleshare::lower {
 
+/// Bytes of a memory line: the 512-bit port's word (the device's line width).
+inline constexpr int64_t kLineBytes = 64;
+
 /// The address generator as ss_agen's generics: flattened, row-major lists, each with at
 /// least one entry (NC, NG, ND, NS count the real ones; NM may be 0).
 struct AgenParams {

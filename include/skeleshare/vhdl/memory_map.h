@@ -14,11 +14,12 @@
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
+#include "skeleshare/lower/runs.h"
 #include "skeleshare/support/tensor.h"
 
 namespace skeleshare::vhdl {
 
-inline constexpr int64_t kLineBytes = 64;
+using lower::kLineBytes;
 /// The bytes the design's Avalon-MM master addresses.
 inline constexpr int64_t kAddressableBytes = int64_t{1} << 31;
 
