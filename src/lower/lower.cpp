@@ -97,11 +97,12 @@ void permuteSpace(AddrGen& layout, const std::vector<size_t>& order) {
   layout.space = std::move(s);
 }
 
-std::vector<size_t> swapOrder(size_t n, size_t d) {
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  std::swap(order.at(d), order.at(d + 1));
-  return order;
+std::vector<size_t> moveDim(size_t n, size_t from, size_t to) {
+  std::vector<size_t> rest;
+  for (size_t i = 0; i < n; ++i)
+    if (i != from) rest.push_back(i);
+  rest.insert(rest.begin() + static_cast<ptrdiff_t>(to), from);
+  return rest;
 }
 
 void flattenSpace(AddrGen& layout, size_t d) {
@@ -153,7 +154,7 @@ View Lowerer::asView(const Sym& s) {
     bool transposed = false;
     if (st->beforeTranspose) {
       AddrGen expect = *st->beforeTranspose;
-      permuteSpace(expect, swapOrder(expect.space.size(), st->transposedAt));
+      permuteSpace(expect, moveDim(expect.space.size(), st->transposedAt, st->transposedAt + 1));
       transposed = expect == st->layout;  // not edited since
       if (transposed) written.layout = *st->beforeTranspose;
     }
@@ -296,7 +297,7 @@ Sym Lowerer::reshape(const ir::Term* t, const Env& env) {
     if (t->op() == Op::Transpose) {
       s.beforeTranspose = s.layout;
       s.transposedAt = c;
-      permuteSpace(s.layout, swapOrder(s.layout.space.size(), c));
+      permuteSpace(s.layout, moveDim(s.layout.space.size(), c, c + 1));
     } else {
       while (s.layout.space.size() > c + 1) flattenSpace(s.layout, c);
     }

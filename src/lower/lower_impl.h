@@ -152,11 +152,12 @@ class Lowerer {
 AddrGen compose(const AddrGen& gen, const AddrGen& layout);
 /// The layout of a node whose counters are exactly the logical tensor's dimensions.
 AddrGen identityLayout(const std::vector<Counter>& counters);
+/// The order of n dimensions that moves dimension `from` to position `to` (the others keep
+/// their order; moving d to d + 1 swaps the two).
+std::vector<size_t> moveDim(size_t n, size_t from, size_t to);
 /// Reorders the space dimensions (coordinates) of a layout: new dim i is old order[i].
 void permuteSpace(AddrGen& layout, const std::vector<size_t>& order);
 /// Merges space dimensions d and d+1 of a layout (row-major).
-/// The identity order of n dimensions with d and d + 1 swapped.
-std::vector<size_t> swapOrder(size_t n, size_t d);
 void flattenSpace(AddrGen& layout, size_t d);
 /// Splits space dimension d (extent E = a * inner, its coordinate one digit of a one-radix
 /// group) into (a, inner): the group gets the radices [a, inner].

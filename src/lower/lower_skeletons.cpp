@@ -20,12 +20,6 @@ void requireCtx(const View& a, const View& b, const char* what) {
       throw LowerError(fmt::format("{}: operands with different context extents", what));
 }
 
-std::vector<size_t> identityOrder(size_t n) {
-  std::vector<size_t> o(n);
-  for (size_t i = 0; i < n; ++i) o[i] = i;
-  return o;
-}
-
 }  // namespace
 
 // ParallelDot[P] / ParallelPartialDot[P, C] on a, b: ctx x M x N (docs/lowering.md,
@@ -343,16 +337,10 @@ Sym Lowerer::skeleton(const ir::Term* t, const Env& env) {
         img.gen.transpose(c + 1, c + 2);  // [OH][W][K]
         return perContext(img);
       }
-      auto order = identityOrder(img.gen.counters.size());
-      order[c] = c + 2;
-      order[c + 1] = c;
-      order[c + 2] = c + 1;
-      img.gen.permute(order);  // [W][OH][K]
+      img.gen.permute(moveDim(img.gen.counters.size(), c + 2, c));  // [W][OH][K]
       Stream s = perContext(img);
       // The unit computes [W][OH]; the logical result is [OH][W].
-      auto sorder = identityOrder(s.layout.space.size());
-      std::swap(sorder[c], sorder[c + 1]);
-      permuteSpace(s.layout, sorder);
+      permuteSpace(s.layout, moveDim(s.layout.space.size(), c, c + 1));
       return s;
     }
     default: break;

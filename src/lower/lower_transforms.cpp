@@ -23,15 +23,6 @@ int64_t ceilDivide(int64_t a, int64_t b) { return (a + b - 1) / b; }
 const ir::Type* firstParam(const ir::Term* f) { return f->type()->param(); }
 const ir::Type* secondParam(const ir::Term* f) { return f->type()->result()->param(); }
 
-/// The order that moves dimension `from` to position `to` (others keep their order).
-std::vector<size_t> moveDim(size_t n, size_t from, size_t to) {
-  std::vector<size_t> rest;
-  for (size_t i = 0; i < n; ++i)
-    if (i != from) rest.push_back(i);
-  rest.insert(rest.begin() + static_cast<ptrdiff_t>(to), from);
-  return rest;
-}
-
 /// Forms over digits: inserts digit `after + 1` so that old digit `after` = top * inner + low.
 void splitDigit(AddrGen& g, size_t j, int64_t inner) {
   auto edit = [&](Affine& a) {
