@@ -141,7 +141,7 @@ int64_t exactDiv(Op op, int64_t a, int64_t b, const char* what) {
 
 NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
                              const Type* type, std::span<const bool> childIsVar,
-                             std::span<const ChildShape> children) const {
+                             std::span<const ChildShape> children, bool intermediate) const {
   NodeCost c;
   const uint32_t n = static_cast<uint32_t>(kids.size());
   // D and U: the sum of the children (plus the node's own DSPs / unit).
@@ -309,7 +309,7 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
     // after the other, so their times add up (the paper's model overlaps them: max).
     t.sumOf = std::move(t.maxOf);
     t.maxOf.clear();
-    addHardware(c, op, params, kids, type, childIsVar, children);
+    addHardware(c, op, params, kids, type, childIsVar, children, intermediate);
   }
   return c;
 }
@@ -326,7 +326,7 @@ bool readsItsOperands(Op op) {
 
 void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params, std::span<const Type* const> kids,
                             const Type* type, std::span<const bool> childIsVar,
-                            std::span<const ChildShape> children) const {
+                            std::span<const ChildShape> children, bool intermediate) const {
   CostExpr& t = c.dim[kTime];
   const MemorySystem mem = memorySystem(device_);
   // A skeleton with a function argument starts a unit when no data argument is a bound
@@ -353,7 +353,7 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // replayed operands' runs are not: a tiling around the call may load them once for
   // every tile, which the unit's own measure below sees.
   if (skeleton && readsItsOperands(op)) {
-    if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type)) {
+    if (std::optional<SkeletonLoad> r = oracle_(op, params, plain, type, intermediate)) {
       if (r->refused) {
         c.lowerable = false;
         return;
@@ -364,7 +364,7 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   if (!unitStart) return;
   std::vector<ChildShape> shapes(children.begin(), children.end());
   if (shapes.size() != kids.size()) shapes = plain;
-  std::optional<SkeletonLoad> l = oracle_(op, params, shapes, type);
+  std::optional<SkeletonLoad> l = oracle_(op, params, shapes, type, intermediate);
   if (!l) return;
   if (l->refused) {
     c.lowerable = false;
@@ -384,18 +384,35 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;
   t.floors.push_back({satAdd(l->load.busiest, overhead), {}, 1});
   t.floors.push_back({satAdd(port, overhead), {}, 1});
+  t.floors.push_back({satAdd(l->load.onChipLines, overhead), {}, 1});
   t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(l->load.busiest, port)), satMul(kInterferenceDen, overhead)),
                       {},
                       kInterferenceDen});
-  for (const CostExpr::Term& f : t.linear)
-    t.floors.push_back({satAdd(satMul(kInterferenceNum, port), satMul(kInterferenceDen, overhead)),
+  // A replay buffer's first block arrives before the datapath can take every step: the
+  // busiest stage is the compute time plus that fill.
+  const int64_t fill = l->load.replayFill;
+  for (const CostExpr::Term& f : t.linear) {
+    t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead)),
                         {{f.child, satMul(kInterferenceNum, f.coef)}},
                         kInterferenceDen});
+    if (fill > 0) t.floors.push_back({satAdd(fill, overhead), {{f.child, f.coef}}, 1});
+  }
 }
 
 bool isFoldedView(Op op) { return op == Op::Pad || op == Op::Transpose || op == Op::Flatten; }
 
-NodeCost CostModel::nodeCost(const ir::Term* term) const {
+namespace {
+
+/// Whether a term's data is computed by a unit (not a program input, weight or constant),
+/// looking through a view the lowering folds into the reads.
+bool computedData(const ir::Term* k) {
+  if (isFoldedView(k->op()) && k->numChildren() == 1) k = k->child(0);
+  return k->op() != Op::Input && k->op() != Op::Var && k->op() != Op::Const;
+}
+
+}  // namespace
+
+NodeCost CostModel::nodeCost(const ir::Term* term, bool intermediate) const {
   const size_t n = term->numChildren();
   std::vector<const Type*> kids;
   std::vector<ChildShape> shapes;
@@ -406,9 +423,11 @@ NodeCost CostModel::nodeCost(const ir::Term* term) const {
     isVar[i] = k->op() == Op::Var;
     ChildShape s{k->type(), Op::Var, {}, nullptr};
     if (isFoldedView(k->op())) s = {k->type(), k->op(), {k->params().begin(), k->params().end()}, k->child(0)->type()};
+    s.computed = computedData(k);
     shapes.push_back(std::move(s));
   }
-  return nodeCost(term->op(), term->params(), kids, term->type(), std::span<const bool>(isVar.get(), n), shapes);
+  return nodeCost(term->op(), term->params(), kids, term->type(), std::span<const bool>(isVar.get(), n), shapes,
+                  intermediate);
 }
 
 namespace {
@@ -417,6 +436,7 @@ using Costs = std::array<int64_t, kDims>;
 
 struct DesignWalker {
   const CostModel& model;
+  const ir::Term* root;
   DesignCost result;
   // Let-bound units visible at the current point, innermost first, with the binder depth
   // at which each was bound (so %i can be resolved) and its in-place time.
@@ -456,7 +476,11 @@ struct DesignWalker {
       binders.pop_back();
       units.pop_back();
     } else {
-      NodeCost nc = model.nodeCost(t);
+      // The root's value (each of a tuple root's) is a program output, written to memory.
+      bool output = t == root;
+      if (root->op() == Op::Tuple)
+        for (size_t i = 0; i < root->numChildren(); ++i) output = output || root->child(i) == t;
+      NodeCost nc = model.nodeCost(t, !output);
       std::array<std::vector<int64_t>, kDims> use;
       for (size_t i = 0; i < t->numChildren(); ++i) {
         if (t->op() == Op::Lam) binders.push_back(-1);
@@ -474,7 +498,10 @@ struct DesignWalker {
 }  // namespace
 
 DesignCost designCost(const CostModel& model, const ir::Term* term) {
-  DesignWalker w{model, {}, {}, {}, {}};
+  // The program's value: the body inside the lets of its shared units.
+  const ir::Term* root = term;
+  while (root->op() == Op::App && root->child(0)->op() == Op::Lam) root = root->child(0)->body();
+  DesignWalker w{model, root, {}, {}, {}, {}};
   w.result.use = w.walk(term);
   return w.result;
 }

@@ -15,7 +15,7 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {
   // waits for a line the port has not delivered yet. Then the unit takes about
   // kInterference of their sum (see cycle_model.h).
   const int64_t both = (kInterferenceNum * (load.busiest + port) + kInterferenceDen - 1) / kInterferenceDen;
-  return std::max({load.busiest, port, both}) + load.depth + memory.latency;
+  return std::max({load.busiest, port, load.onChipLines, both}) + load.depth + memory.latency;
 }
 
 }  // namespace skeleshare::cost

@@ -293,7 +293,8 @@ Json memoryMapJson(const vhdl::MemoryMap& map) {
                        {"bits", r.bits},
                        {"shape", r.shape},
                        {"base", r.base},
-                       {"bytes", r.bytes}});
+                       {"bytes", r.bytes},
+                       {"on_chip", r.onChip}});
   return Json{{"line_bytes", vhdl::kLineBytes}, {"total_bytes", map.totalBytes}, {"buffers", buffers}};
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "skeleshare/ir/builders.h"
+#include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/timing.h"
 
 namespace skeleshare::driver {
@@ -13,6 +14,14 @@ using ir::Op;
 using ir::Type;
 
 SkeletonLoads::SkeletonLoads(const cost::Device& device) : options_(lower::lowerOptions(device)) {}
+
+void SkeletonLoads::placeOnChip(lower::Program& prog, const std::string& buffer) const {
+  const int b = prog.findBuffer(buffer);
+  if (b < 0) return;
+  lower::Buffer& buf = prog.buffers[static_cast<size_t>(b)];
+  if (lower::onChipBufferBits(buf) <= lower::intermediateBudgetBits(options_.onChipBudgetBits))
+    buf.memory = lower::Memory::OnChip;
+}
 
 const Type* SkeletonLoads::local(const Type* t) {
   if (!t) return nullptr;
@@ -112,7 +121,8 @@ const ir::Term* SkeletonLoads::reductionFunction(const Type* e, const Type* r) {
 }
 
 std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const int64_t> params,
-                                                        std::span<const cost::ChildShape> kids, const Type* type) {
+                                                        std::span<const cost::ChildShape> kids, const Type* type,
+                                                        bool intermediate) {
   ir::Module m;
   std::vector<const ir::Term*> children;
   for (size_t i = 0; i < kids.size(); ++i) {
@@ -162,6 +172,11 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
     refused.refused = true;
     return refused;
   }
+  // Where the design keeps them: computed operands and an intermediate result on chip
+  // when they fit (lower::placeBuffers' rule, for one buffer).
+  for (size_t i = 0; i < kids.size(); ++i)
+    if (kids[i].computed) placeOnChip(prog, fmt::format("x{}", i));
+  if (intermediate) placeOnChip(prog, "y");
   // The skeleton's unit: the one with the datapath (its multipliers); a max-pool's or a
   // fold's only unit, the one with the accumulator. Copies of an operand the lowering adds
   // run before it and are other units.
@@ -180,24 +195,26 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
 }
 
 std::optional<cost::SkeletonLoad> SkeletonLoads::operator()(Op op, std::span<const int64_t> params,
-                                                           std::span<const cost::ChildShape> kids, const Type* type) {
-  std::string key = fmt::format("{}[{}]", ir::opName(op), fmt::join(params, ","));
+                                                           std::span<const cost::ChildShape> kids, const Type* type,
+                                                           bool intermediate) {
+  std::string key = fmt::format("{}[{}]{}", ir::opName(op), fmt::join(params, ","), intermediate ? " on chip" : "");
   for (const cost::ChildShape& k : kids) {
-    key += "|" + (k.type ? k.type->str() : std::string("?"));
+    key += "|" + (k.computed ? std::string("on chip ") : std::string()) + (k.type ? k.type->str() : std::string("?"));
     if (k.view != Op::Var)
       key += fmt::format(" = {}[{}]({})", ir::opName(k.view), fmt::join(k.viewParams, ","), k.viewOf ? k.viewOf->str() : "?");
   }
   key += "->" + (type ? type->str() : std::string("?"));
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  auto l = measure(op, params, kids, type);
+  auto l = measure(op, params, kids, type, intermediate);
   cache_.emplace(key, l);
   return l;
 }
 
 cost::LoadOracle SkeletonLoads::oracle(SkeletonLoads& loads) {
-  return [&loads](Op op, std::span<const int64_t> params, std::span<const cost::ChildShape> kids, const Type* type) {
-    return loads(op, params, kids, type);
+  return [&loads](Op op, std::span<const int64_t> params, std::span<const cost::ChildShape> kids, const Type* type,
+                  bool intermediate) {
+    return loads(op, params, kids, type, intermediate);
   };
 }
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace skeleshare::extract {
@@ -92,6 +93,24 @@ void Problem::build(ClassId root) {
   auto excluded = [&](NodeId n) {
     return onlyConv != egraph::kNoClass && cost::isConvUnit(g.node(n).op()) && g.find(n) != onlyConv;
   };
+  // The program's outputs: the root class, or the classes of its Tuple's elements. Their
+  // values are written to memory; every other unit's result is an intermediate.
+  std::set<ClassId> outputs{root};
+  for (NodeId m : g.eclass(root).nodes)
+    if (g.node(m).op() == ir::Op::Tuple)
+      for (ClassId k : g.node(m).children()) outputs.insert(g.find(k));
+  // A class whose data is a program input or weight (possibly through a folded view): the
+  // lowering reads it from memory. Every other data class is computed by some unit.
+  auto fromInput = [&](ClassId k) {
+    for (NodeId m : g.eclass(k).nodes) {
+      const egraph::ENode& km = g.node(m);
+      if (km.op() == ir::Op::Input || km.op() == ir::Op::Const) return true;
+      if (cost::isFoldedView(km.op()) && km.children().size() == 1)
+        for (NodeId v : g.eclass(km.children()[0]).nodes)
+          if (g.node(v).op() == ir::Op::Input) return true;
+    }
+    return false;
+  };
   std::map<NodeId, NodeCost> costs;
   auto costOf = [&](NodeId n) -> const NodeCost& {
     auto it = costs.find(n);
@@ -112,11 +131,13 @@ void Problem::build(ClassId root) {
         if (s.view == ir::Op::Var && cost::isFoldedView(km.op()) && km.children().size() == 1)
           s = {g.typeOf(k), km.op(), {km.params().begin(), km.params().end()}, g.typeOf(km.children()[0])};
       }
+      s.computed = !isVar[i] && !fromInput(k);
       shapes.push_back(std::move(s));
     }
     return costs
         .emplace(n, model_->nodeCost(en.op(), en.params(), kt, g.typeOf(n),
-                                     std::span<const bool>(isVar.get(), en.children().size()), shapes))
+                                     std::span<const bool>(isVar.get(), en.children().size()), shapes,
+                                     !outputs.count(g.find(n))))
         .first->second;
   };
   // A node the lowering refuses (the load oracle says so) is in no design.

@@ -143,6 +143,30 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
       for (size_t i = 0; i < t.size(); ++i) t[i] = (*in[0])[(i / (inner * r)) * inner + i % inner];
       return t;
     }
+    case Prim::Slide: {
+      // Result element (outer, c, j) is operand element (outer, c + j).
+      const size_t k = static_cast<size_t>(n.params[0]);
+      const size_t e = static_cast<size_t>(in[0]->shape().back()), w = e - k + 1;
+      Tensor t(n.type.bits, shape);
+      for (size_t i = 0; i < t.size(); ++i) {
+        const size_t outer = i / (w * k), c = i / k % w, j = i % k;
+        t[i] = (*in[0])[outer * e + c + j];
+      }
+      return t;
+    }
+    case Prim::SlideStm: {
+      // Result element (outer, r, j, lane) is operand element (outer, r + j, lane).
+      const auto d = static_cast<size_t>(n.params[0]);
+      const size_t k = static_cast<size_t>(n.params[1]);
+      const size_t e = static_cast<size_t>(in[0]->shape()[d]), w = e - k + 1;
+      const size_t lanes = static_cast<size_t>(n.type.vectorLanes()) / k;
+      Tensor t(n.type.bits, shape);
+      for (size_t i = 0; i < t.size(); ++i) {
+        const size_t lane = i % lanes, j = i / lanes % k, r = i / (lanes * k) % w, outer = i / (lanes * k * w);
+        t[i] = (*in[0])[(outer * e + r + j) * lanes + lane];
+      }
+      return t;
+    }
     case Prim::PermuteVec: {
       // Result index (s..., v_0, ..., v_k-1) is operand index (s..., u) with u[p_i] = v_i.
       const size_t ns = n.type.numStreamDims(), rank = shape.size();

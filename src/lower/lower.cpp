@@ -463,7 +463,9 @@ void Lowerer::markCalls(int let, size_t firstUnit) {
         case Prim::VecToStm:
         case Prim::Repeat:
         case Prim::Broadcast:
-        case Prim::PermuteVec: break;  // the call's memory access, replay buffers and wiring
+        case Prim::PermuteVec:
+        case Prim::Slide:
+        case Prim::SlideStm: break;  // the call's memory access, replay buffers and wiring
         default: call.datapath.push_back(static_cast<uint32_t>(i));
       }
     }

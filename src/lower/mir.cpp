@@ -33,6 +33,8 @@ std::string_view primName(Prim p) {
     case Prim::Repeat: return "Repeat";
     case Prim::Broadcast: return "Broadcast";
     case Prim::PermuteVec: return "PermuteVec";
+    case Prim::Slide: return "Slide";
+    case Prim::SlideStm: return "SlideStm";
   }
   return "?";
 }
@@ -251,6 +253,33 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
         seen[static_cast<size_t>(p)] = true;
         r.dims[ns + i] = ops[0]->dims[ns + static_cast<size_t>(p)];
       }
+      break;
+    }
+    case Prim::Slide: {
+      arity(1);
+      needParams(n, 1);
+      r = *ops[0];
+      if (r.dims.empty() || r.dims.back().kind != DimKind::Vector) bad(n, fmt::format("no vector dimension in {}", r.str()));
+      const int64_t e = r.dims.back().extent, k = n.params[0];
+      if (k < 1 || k > e) bad(n, fmt::format("windows of {} in a dimension of {}", k, e));
+      r.dims.back().extent = e - k + 1;
+      r.dims.push_back(Dim{k, DimKind::Vector});
+      break;
+    }
+    case Prim::SlideStm: {
+      arity(1);
+      needParams(n, 2);
+      r = *ops[0];
+      const size_t ns = r.numStreamDims();
+      if (n.params[0] < 0 || static_cast<size_t>(n.params[0]) >= ns)
+        bad(n, fmt::format("no stream dimension {} in {}", n.params[0], r.str()));
+      const auto d = static_cast<size_t>(n.params[0]);
+      for (size_t i = d + 1; i < ns; ++i)
+        if (r.dims[i].extent != 1) bad(n, fmt::format("a stream dimension of {} inside the slid one in {}", r.dims[i].extent, r.str()));
+      const int64_t e = r.dims[d].extent, k = n.params[1];
+      if (k < 1 || k > e) bad(n, fmt::format("windows of {} in a dimension of {}", k, e));
+      r.dims[d].extent = e - k + 1;
+      r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(ns), Dim{k, DimKind::Vector});
       break;
     }
   }

@@ -87,6 +87,66 @@ std::optional<Shape> widen(const AddrGen& g) {
   return s;
 }
 
+/// Counters c and k of a linear generator merged into one, counter c over the C + K - 1
+/// values of c + k, when every coordinate and mask sees them only as c + k; nullopt
+/// otherwise.
+std::optional<AddrGen> merged(const AddrGen& g, size_t c, size_t k) {
+  if (!g.linear()) return std::nullopt;
+  const size_t n = g.counters.size();
+  // One radix per group: digit d is group d's value, so a form over digits has the
+  // coefficient sum(a_d * coef_d) on a counter.
+  auto sameOnBoth = [&](const Affine& overDigits) {
+    int64_t onC = 0, onK = 0;
+    for (size_t d = 0; d < overDigits.coef.size() && d < g.groups.size(); ++d) {
+      onC += overDigits.coef[d] * g.groups[d].value.coef[c];
+      onK += overDigits.coef[d] * g.groups[d].value.coef[k];
+    }
+    return onC == onK;
+  };
+  for (const Affine& a : g.coords)
+    if (!sameOnBoth(a)) return std::nullopt;
+  for (const Mask& m : g.masks)
+    if (!sameOnBoth(m.expr)) return std::nullopt;
+  std::vector<Counter> counters;
+  std::vector<Affine> values(n, Affine{0, std::vector<int64_t>(n - 1, 0)});
+  for (size_t i = 0; i < n; ++i) {
+    if (i == k) continue;  // k = 0: c alone is c + k
+    values[i].coef[counters.size()] = 1;
+    counters.push_back(g.counters[i]);
+    if (i == c) counters.back().extent += g.counters[k].extent - 1;
+  }
+  AddrGen out = g;
+  out.substitute(std::move(counters), values);
+  return out;
+}
+
+/// A linear generator whose two innermost counters are vector counters (c, then k) that
+/// every coordinate and mask sees only as c + k, merged into one vector counter over the
+/// C + K - 1 values of c + k: the windows of a row read as the row once (the lanes it
+/// reads are contiguous, one run where the windows took one per tap), which Slide[K]
+/// spreads back into the windows. nullopt when the generator does not slide.
+std::optional<AddrGen> mergedWindows(const AddrGen& g) {
+  const size_t n = g.counters.size();
+  if (n - streamCount(g.counters) < 2) return std::nullopt;
+  return merged(g, n - 2, n - 1);
+}
+
+/// A linear generator whose innermost stream counter of more than one step (r, with
+/// only one-step stream counters inside it) and outermost vector counter (k, the taps of
+/// a window over r) reach every coordinate and mask only as r + k: the stream of the
+/// R + K - 1 values of r + k read once each, which SlideStm[r, K] turns back into the
+/// windows (a line buffer). nullopt when it does not slide.
+std::optional<std::pair<size_t, AddrGen>> mergedStreamWindows(const AddrGen& g) {
+  const size_t ns = streamCount(g.counters);
+  if (ns == 0 || ns == g.counters.size() || g.counters[ns].extent < 2) return std::nullopt;
+  size_t r = ns;
+  while (r > 0 && g.counters[r - 1].extent == 1) --r;
+  if (r == 0) return std::nullopt;
+  auto m = merged(g, r - 1, ns);
+  if (!m) return std::nullopt;
+  return std::make_pair(r - 1, std::move(*m));
+}
+
 /// Inserts `node` at index `at` of the unit: operand indices >= at move up by one, and
 /// the later users of node at - 1 read the new node instead.
 void insertAfter(Unit& unit, uint32_t at, Node node) {
@@ -178,10 +238,23 @@ size_t shapeReadLanes(Program& prog) {
         const AccessCount broad = countRead(wideGen, bytes, wideGen.valueType(8).vectorLanes());
         if (broad.lines < narrow.lines && broad.runs <= narrow.runs) best = w;
       }
-      if (best.order == plain.order && best.widened < 0) continue;
+      // The windows of the shaped read, read as rows when that takes fewer runs: within a
+      // vector (Slide) and across the stream (SlideStm, not under a replay buffer).
+      const AddrGen shaped = reshaped(g, best);
+      auto fewerRuns = [&](const AddrGen& a, const AddrGen& b) {
+        return countRead(a, bytes, a.valueType(8).vectorLanes()).runs < countRead(b, bytes, b.valueType(8).vectorLanes()).runs;
+      };
+      std::optional<AddrGen> rows = mergedWindows(shaped);
+      if (rows && !fewerRuns(*rows, shaped)) rows.reset();
+      const AddrGen& inVector = rows ? *rows : shaped;
+      auto lines = replayed ? std::nullopt : mergedStreamWindows(inVector);
+      if (lines && !fewerRuns(lines->second, inVector)) lines.reset();
+      if (best.order == plain.order && best.widened < 0 && !rows && !lines) continue;
       const std::vector<Counter> original = g.counters;
       const MType before = read.type;
-      read.addr = reshaped(g, best);
+      const int64_t taps = shaped.counters.back().extent;
+      const int64_t lineTaps = inVector.counters[streamCount(inVector.counters)].extent;
+      read.addr = lines ? lines->second : inVector;
       read.type = inferType(prog, unit, read);
       // A replay buffer of the read alone keeps the read's shape: the wiring follows it.
       uint32_t last = i;
@@ -189,10 +262,23 @@ size_t shapeReadLanes(Program& prog) {
         last = us[0];
         unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
       }
+      const bool replays = last != i;
+      if (lines) {
+        Node slide = wiring(Prim::SlideStm, last, {static_cast<int64_t>(lines->first), lineTaps});
+        ++last;
+        insertAfter(unit, last, std::move(slide));
+        unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
+      }
+      if (rows) {
+        Node slide = wiring(Prim::Slide, last, {taps});
+        ++last;
+        insertAfter(unit, last, std::move(slide));
+        unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
+      }
       const size_t sizeBefore = unit.nodes.size();
       restore(prog, unit, last, original, best);
       const uint32_t end = last + static_cast<uint32_t>(unit.nodes.size() - sizeBefore);
-      if (last == i && unit.nodes[end].type != before)
+      if (!replays && unit.nodes[end].type != before)
         throw std::logic_error("shapeReadLanes: the reshaped read does not restore its value's type");
       ++changed;
     }

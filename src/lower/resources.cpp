@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "skeleshare/lower/runs.h"
+
 namespace skeleshare::lower {
 
 Resources nodeResources(const Unit& unit, const Node& n) {
@@ -54,6 +56,9 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::VecToStm:
       r.logic = opType(0).vectorLanes() * n.type.bits;  // output multiplexer
       break;
+    case Prim::SlideStm:
+      r.logic = lanes * n.type.bits;  // the held words and the output register
+      break;
     case Prim::Repeat: {
       // a replay buffer of two banks of the repeated block (the stream inside the new
       // dimension): on chip, even for one word
@@ -65,6 +70,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     }
     case Prim::Broadcast:  // wiring
     case Prim::PermuteVec:
+    case Prim::Slide:
       break;
   }
   return r;
@@ -111,17 +117,26 @@ Resources programResources(const Program& prog) {
   }
   for (const auto& i : instance) r += i;
   for (const auto& b : prog.buffers)
-    if (b.memory == Memory::OnChip) r.onChipBits += b.sizeBits();
+    if (b.memory == Memory::OnChip) r.onChipBits += onChipBufferBits(b);
   return r;
 }
 
-void placeBuffers(Program& prog, int64_t budgetBits) {
+int64_t onChipBufferBits(const Buffer& b) {
+  constexpr int64_t kWords = 512, kBlocksPerLine = 13, kBlockBits = 20480;  // 13 x 40 >= 512 bits
+  const int64_t lines = (b.sizeBits() + kLineBytes * 8 - 1) / (kLineBytes * 8);
+  return (lines + kWords - 1) / kWords * kBlocksPerLine * kBlockBits;
+}
+
+int64_t intermediateBudgetBits(int64_t onChipBudgetBits) { return onChipBudgetBits / 2; }
+
+void placeBuffers(Program& prog, int64_t onChipBudgetBits) {
+  const int64_t budget = intermediateBudgetBits(onChipBudgetBits);
   int64_t used = 0;
   for (auto& b : prog.buffers) {
     if (b.role != Role::Intermediate) { b.memory = Memory::OffChip; continue; }
-    if (used + b.sizeBits() <= budgetBits) {
+    if (used + onChipBufferBits(b) <= budget) {
       b.memory = Memory::OnChip;
-      used += b.sizeBits();
+      used += onChipBufferBits(b);
     } else {
       b.memory = Memory::OffChip;
     }

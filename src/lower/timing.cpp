@@ -6,6 +6,7 @@
 #include "skeleshare/lower/timing.h"
 
 #include <algorithm>
+#include <map>
 
 #include "skeleshare/lower/runs.h"
 
@@ -28,7 +29,8 @@ int64_t stages(const Node& n) {
     case Prim::SplitVec:
     case Prim::JoinVec:
     case Prim::Broadcast:
-    case Prim::PermuteVec: return 0;  // wires
+    case Prim::PermuteVec:
+    case Prim::Slide: return 0;  // wires
     default: return 1;
   }
 }
@@ -41,6 +43,14 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
   cost::UnitLoad load;
   const size_t n = unit.nodes.size();
   std::vector<int64_t> busy(n, 0), depth(n, 0);
+  // An intermediate kept on chip has a port of its own: its lines do not cross the memory's.
+  std::map<int, int64_t> onChip;  // buffer -> lines this unit moves through its port
+  auto addLines = [&](const Node& node, int64_t lines) {
+    if (prog.buffers.at(static_cast<size_t>(node.buffer)).memory == Memory::OnChip)
+      onChip[node.buffer] += lines;
+    else
+      load.lines += lines;
+  };
   for (size_t i = 0; i < n; ++i) {
     const Node& node = unit.nodes[i];
     int64_t upstream = 0, deepest = 0;
@@ -53,14 +63,14 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
       case Prim::Read: {
         AccessCount a = counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes());
         busy[i] = a.runs;
-        load.lines += a.lines;
+        addLines(node, a.lines);
         break;
       }
       case Prim::Write: {
         const MType& in = unit.nodes[node.operands[0]].type;
         AccessCount a = counts.write(node.addr, elementBytes(prog, node), in.vectorLanes());
         busy[i] = std::max(upstream, a.runs);
-        load.lines += a.lines;
+        addLines(node, a.lines);
         break;
       }
       case Prim::Repeat: {
@@ -74,6 +84,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
         const int64_t blocks = in.streamSteps() / words;
         const int64_t first = std::max(upstream, in.streamSteps()) / blocks;
         busy[i] = std::max(upstream, first + node.type.streamSteps() - words);
+        load.replayFill = std::max(load.replayFill, first - words);
         break;
       }
       default:
@@ -83,6 +94,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
     load.busiest = std::max(load.busiest, busy[i]);
     load.depth = std::max(load.depth, depth[i]);
   }
+  for (const auto& [buffer, lines] : onChip) load.onChipLines = std::max(load.onChipLines, lines);
   return load;
 }
 

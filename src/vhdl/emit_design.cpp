@@ -96,13 +96,85 @@ struct TopParts {
   std::string decls, body;
 };
 
+/// The write flags of the given line ports as a VHDL bit-string literal's contents, the
+/// first port rightmost.
+std::string writeFlags(const std::vector<bool>& isWrite, const std::vector<size_t>& ports) {
+  std::string we;
+  for (auto p = ports.rbegin(); p != ports.rend(); ++p) we += isWrite[*p] ? '1' : '0';
+  return we;
+}
+
+/// Signals `<prefix>_req` ... `<prefix>_be` that carry the given line ports (of the top's
+/// l_* vectors) to one memory, and its grants and read strobes back to them.
+TopParts routePorts(const std::string& prefix, const std::vector<size_t>& ports) {
+  TopParts t;
+  const size_t n = ports.size();
+  t.decls += fmt::format(
+      "  signal {0}_req, {0}_gnt, {0}_rvalid : std_logic_vector({1} downto 0);\n"
+      "  signal {0}_addr  : std_logic_vector({2} downto 0);\n"
+      "  signal {0}_wdata : std_logic_vector({3} downto 0);\n"
+      "  signal {0}_be    : std_logic_vector({4} downto 0);\n",
+      prefix, n - 1, n * 32 - 1, n * 512 - 1, n * 64 - 1);
+  for (size_t j = 0; j < n; ++j) {
+    const size_t p = ports[j];
+    t.body += fmt::format(
+        "  {0}_req({1}) <= l_req({2}); l_gnt({2}) <= {0}_gnt({1}); l_rvalid({2}) <= {0}_rvalid({1});\n"
+        "  {0}_addr({3} downto {4}) <= l_addr({5} downto {6});\n"
+        "  {0}_wdata({7} downto {8}) <= l_wdata({9} downto {10});\n"
+        "  {0}_be({11} downto {12}) <= l_be({13} downto {14});\n",
+        prefix, j, p, j * 32 + 31, j * 32, p * 32 + 31, p * 32, j * 512 + 511, j * 512, p * 512 + 511, p * 512,
+        j * 64 + 63, j * 64, p * 64 + 63, p * 64);
+  }
+  return t;
+}
+
 std::string topText(const std::string& top, const std::vector<detail::EmittedUnit>& units, const lower::Program& prog,
-                    const std::vector<std::string>& unitExtraPorts, const TopParts& shared) {
-  size_t nPorts = 0;
-  for (const auto& u : units) nPorts += u.portIsWrite.size();
-  std::string we;  // the write flag of every arbiter port, port 0 rightmost
-  for (auto u = units.rbegin(); u != units.rend(); ++u)
-    for (auto w = u->portIsWrite.rbegin(); w != u->portIsWrite.rend(); ++w) we += *w ? '1' : '0';
+                    const MemoryMap& map, std::vector<std::string> unitExtraPorts, const TopParts& shared) {
+  // Every line port, in port order (unit by unit), and the memory that serves it: the
+  // external one through the arbiter, or an on-chip buffer's RAM.
+  std::vector<bool> isWrite;
+  std::vector<size_t> external;
+  std::map<int, std::vector<size_t>> onChip;  // buffer -> its ports
+  for (size_t i = 0; i < units.size(); ++i) {
+    const auto& u = units[i];
+    for (size_t p = 0; p < u.portIsWrite.size(); ++p) {
+      const int b = u.portBuffer.at(p);
+      if (map.regions.at(static_cast<size_t>(b)).onChip)
+        onChip[b].push_back(isWrite.size());
+      else
+        external.push_back(isWrite.size());
+      isWrite.push_back(u.portIsWrite[p]);
+    }
+    for (size_t k = 0; k < u.onChipReads.size(); ++k)
+      unitExtraPorts[i] += fmt::format(", l_odata({} downto {}) => b{}_rdata", k * 512 + 511, k * 512,
+                                       u.portBuffer.at(u.onChipReads[k]));
+  }
+  const size_t nPorts = isWrite.size();
+  if (external.empty()) throw EmitError("the design writes nothing to the external memory");
+  // The external memory's ports: all of them unless some buffer is on chip.
+  TopParts memory;
+  std::string ext = "l";
+  if (!onChip.empty()) {
+    ext = "e";
+    TopParts r = routePorts(ext, external);
+    memory.decls += r.decls;
+    memory.body += r.body;
+  }
+  for (const auto& [b, ports] : onChip) {
+    const Region& r = map.regions.at(static_cast<size_t>(b));
+    const std::string prefix = fmt::format("b{}", b);
+    TopParts t = routePorts(prefix, ports);
+    memory.decls += t.decls + fmt::format("  signal {}_rdata : std_logic_vector(LINE_BITS - 1 downto 0);\n", prefix);
+    memory.body += t.body;
+    memory.body += fmt::format(
+        "  -- on-chip buffer {1}\n"
+        "  {0} : entity work.ss_line_ram\n"
+        "    generic map (N => {2}, LINES => {3}, BASE => {4})\n"
+        "    port map (clk => clk, rst => rst, l_req => {0}_req, l_we => \"{5}\", l_addr => {0}_addr, l_wdata => {0}_wdata,\n"
+        "              l_be => {0}_be, l_gnt => {0}_gnt, l_rvalid => {0}_rvalid, l_rdata => {0}_rdata);\n",
+        prefix, r.name, ports.size(), r.endLine() - r.firstLine(), detail::intLiteral(r.base), writeFlags(isWrite, ports));
+  }
+  const std::string we = writeFlags(isWrite, external);
 
   std::string inst;
   size_t first = 0;
@@ -168,7 +240,7 @@ architecture rtl of {0} is
   signal l_wdata : std_logic_vector(NPORTS * LINE_BITS - 1 downto 0) := (others => '0');
   signal l_be    : std_logic_vector(NPORTS * LINE_BYTES - 1 downto 0) := (others => '0');
   signal l_rdata : std_logic_vector(LINE_BITS - 1 downto 0);
-{3}{6}begin
+{3}{6}{8}begin
   done <= done_r;
 
   -- the schedule: one unit at a time; a unit not running is held in reset
@@ -196,17 +268,18 @@ architecture rtl of {0} is
     end if;
   end process;
 
-{4}{7}
+{4}{7}{9}
   arbiter : entity work.ss_mem_arbiter
-    generic map (N => NPORTS)
-    port map (clk => clk, rst => rst, l_req => l_req, l_we => "{5}", l_addr => l_addr, l_wdata => l_wdata,
-              l_be => l_be, l_gnt => l_gnt, l_rvalid => l_rvalid, l_rdata => l_rdata, idle => mem_idle,
+    generic map (N => {11})
+    port map (clk => clk, rst => rst, l_req => {10}_req, l_we => "{5}", l_addr => {10}_addr, l_wdata => {10}_wdata,
+              l_be => {10}_be, l_gnt => {10}_gnt, l_rvalid => {10}_rvalid, l_rdata => l_rdata, idle => mem_idle,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);
 end architecture;
 )",
-      top, units.size(), nPorts, unitRsts, inst, we, shared.decls, shared.body);
+      top, units.size(), nPorts, unitRsts, inst, we, shared.decls, shared.body, memory.decls, memory.body, ext,
+      onChip.empty() ? std::string("NPORTS") : std::to_string(external.size()));
 }
 
 }  // namespace
@@ -342,7 +415,7 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
     d.files.push_back({units.back().entity + ".vhd", units.back().text});
   }
   for (auto& f : instanceFiles) d.files.push_back(std::move(f));
-  d.files.push_back({d.top + ".vhd", topText(d.top, units, prog, extra, shared)});
+  d.files.push_back({d.top + ".vhd", topText(d.top, units, prog, d.map, extra, shared)});
   return d;
 }
 

@@ -36,6 +36,7 @@ MemoryMap layoutMemory(const lower::Program& prog) {
     Region r;
     r.name = b.name;
     r.role = b.role;
+    r.onChip = b.memory == lower::Memory::OnChip;
     r.bits = b.bits;
     r.shape = b.shape;
     r.base = next;

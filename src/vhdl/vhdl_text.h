@@ -28,6 +28,10 @@ struct EmittedUnit {
   std::string entity;
   std::string text;
   std::vector<bool> portIsWrite;  // per line port, in port order
+  std::vector<int> portBuffer;    // the buffer each line port accesses
+  /// The line ports that read an on-chip buffer, in port order: the k-th gets its lines on
+  /// slice k of the unit's `l_odata` input (the others share `l_rdata`, the arbiter's).
+  std::vector<size_t> onChipReads;
   int64_t dspLanes = 0;
 };
 

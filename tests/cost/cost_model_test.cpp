@@ -96,6 +96,9 @@ TEST(Device, MemoryPortOfTheBoard) {
   EXPECT_EQ(unitCycles({100, 10, 5}, m), 100 + 5 + 4);
   EXPECT_EQ(unitCycles({100, 140, 5}, m), 200 + 5 + 4);
   EXPECT_EQ(unitCycles({100, 141, 5}, m), 202 + 5 + 4);  // ceil(141 / 0.7)
+  // an on-chip buffer's port moves a line per cycle, beside the external port
+  EXPECT_EQ(unitCycles({100, 10, 5, 150}, m), 150 + 5 + 4);
+  EXPECT_EQ(unitCycles({100, 140, 5, 150}, m), 200 + 5 + 4);
 }
 
 TEST_F(CostTest, ParallelDotTimeAndDsps) {

@@ -216,7 +216,7 @@ TEST_F(PaperExample, OutlinedDesignEvaluatesLikeTheSource) {
 cost::CostModel refusing(std::vector<Op> ops) {
   cost::CostModel m = model();
   m.setLoadOracle([ops](Op op, std::span<const int64_t>, std::span<const cost::ChildShape>,
-                        const ir::Type*) -> std::optional<cost::SkeletonLoad> {
+                        const ir::Type*, bool) -> std::optional<cost::SkeletonLoad> {
     if (std::find(ops.begin(), ops.end(), op) == ops.end()) return std::nullopt;
     cost::SkeletonLoad l;
     l.refused = true;

@@ -147,6 +147,47 @@ TEST(Primitives, PermuteVecReordersTheVectorDimensions) {
   EXPECT_THROW(f.b().op(Prim::PermuteVec, {a}, {0, 1, 3}), MirError);
 }
 
+TEST(Primitives, SlideSpreadsARowIntoItsWindows) {
+  // (2, 5) by Slide[3] is (2, 3, 3): lane (o, c, j) is the operand's lane (o, c + j).
+  Fixture f({2, 5});
+  uint32_t a = f.readAll({V, V});
+  uint32_t s = f.b().op(Prim::Slide, {a}, {3});
+  EXPECT_EQ(f.b().type(s).str(), "vec[2][3][3] i8");
+  Tensor x(8, {2, 5});
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(10 * i + 1);
+  Tensor r = evalOn(f, s, {&x});
+  ASSERT_EQ(r.shape(), (std::vector<int64_t>{2, 3, 3}));
+  for (int64_t o = 0; o < 2; ++o)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t j = 0; j < 3; ++j)
+        EXPECT_EQ(r[static_cast<size_t>((o * 3 + c) * 3 + j)], x[static_cast<size_t>(o * 5 + c + j)]);
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[s]).logic, 0);  // wires
+  EXPECT_THROW(f.b().op(Prim::Slide, {a}, {6}), MirError);     // wider than the dimension
+  EXPECT_THROW(f.b().op(Prim::Slide, {a}, {0}), MirError);
+  EXPECT_THROW(f.b().op(Prim::Slide, {a}, {}), MirError);
+}
+
+TEST(Primitives, SlideStmMakesWindowsOfConsecutiveSteps) {
+  // stm[2][5][1] vec[2] by SlideStm[1, 3] is stm[2][3][1] vec[3][2]: step (o, r) holds the
+  // operand's steps (o, r), (o, r + 1), (o, r + 2), oldest in the first lanes.
+  Fixture f({2, 5, 1, 2});
+  uint32_t a = f.readAll({S, S, S, V});
+  uint32_t s = f.b().op(Prim::SlideStm, {a}, {1, 3});
+  EXPECT_EQ(f.b().type(s).str(), "stm[2][3][1] vec[3][2] i8");
+  Tensor x(8, {2, 5, 1, 2});
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(3 * i + 1);
+  Tensor r = evalOn(f, s, {&x});
+  ASSERT_EQ(r.shape(), (std::vector<int64_t>{2, 3, 1, 3, 2}));
+  for (int64_t o = 0; o < 2; ++o)
+    for (int64_t w = 0; w < 3; ++w)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t l = 0; l < 2; ++l)
+          EXPECT_EQ(r[static_cast<size_t>(((o * 3 + w) * 3 + j) * 2 + l)], x[static_cast<size_t>((o * 5 + w + j) * 2 + l)]);
+  EXPECT_THROW(f.b().op(Prim::SlideStm, {a}, {0, 2}), MirError);  // a stream of 5 inside the slid one
+  EXPECT_THROW(f.b().op(Prim::SlideStm, {a}, {1, 6}), MirError);  // wider than the dimension
+  EXPECT_THROW(f.b().op(Prim::SlideStm, {a}, {3, 2}), MirError);  // not a stream dimension
+}
+
 TEST(Primitives, RepeatReplaysItsOperand) {
   Fixture f({3});
   uint32_t a = f.readAll({V});

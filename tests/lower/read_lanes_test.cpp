@@ -1,5 +1,6 @@
 // The read-lanes pass (lower/read_lanes.h): a height-wise 1D convolution's windows are read
-// a row segment per run and a row's lines once, the value the datapath sees unchanged.
+// a row segment per run, each row once (a line buffer slides the rows into windows), a
+// width-wise one's as its row segment, the value the datapath sees unchanged.
 
 #include <gtest/gtest.h>
 
@@ -54,29 +55,66 @@ Lowered lowerHeightWise(int64_t n, int64_t p) {
   return l;
 }
 
-TEST(ReadLanes, AWindowOfThreeRowsIsReadARowSegmentPerRun) {
-  // 64 lanes of 64 columns: read as (tap, column), three runs of 64 a row instead of 192
-  // runs of one, and wired back to (column, tap).
+TEST(ReadLanes, AWindowOfThreeRowsIsReadOneRowSegmentPerRow) {
+  // 64 lanes of 64 columns: the window (column, tap) read as (tap, column) is three runs
+  // of 64 a row instead of 192 runs of one; and as the taps are the rows r - 1, r, r + 1,
+  // the 66 rows of the padded image are read once each and slid into windows of three
+  // (SlideStm), then wired back to (column, tap).
   Lowered l = lowerHeightWise(64, 64);
   ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
-  EXPECT_EQ(l.read->type.str(), "stm[64][1][1] vec[3][64] i8");
-  ASSERT_FALSE(l.after.empty());
-  EXPECT_EQ(l.after[0], Prim::PermuteVec);
+  EXPECT_EQ(l.read->type.str(), "stm[66][1][1] vec[64] i8");
+  ASSERT_GE(l.after.size(), 2u);
+  EXPECT_EQ(l.after[0], Prim::SlideStm);
+  EXPECT_EQ(l.after[1], Prim::PermuteVec);
   AccessCounter counts;
-  EXPECT_EQ(counts.read(l.read->addr, 1, l.read->type.vectorLanes()).runs, 64 * 3);
+  EXPECT_EQ(counts.read(l.read->addr, 1, l.read->type.vectorLanes()).runs, 66);
 }
 
 TEST(ReadLanes, NarrowVectorsOfOneRowAreReadAsOneAndSentOnInParts) {
-  // 16 of 64 columns per vector: read as one 3 x 4 x 16 window a row, so each of its three
-  // lines is requested once a row, and serialised into the four vectors the datapath takes.
+  // 16 of 64 columns per vector: read as one 3 x 4 x 16 window a row, each row once (slid
+  // into the windows), and serialised into the four vectors the datapath takes.
   Lowered l = lowerHeightWise(64, 16);
   ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
-  EXPECT_EQ(l.read->type.str(), "stm[64][1] vec[3][4][16] i8");
-  EXPECT_EQ(l.after, (std::vector<Prim>{Prim::PermuteVec, Prim::VecToStm, Prim::JoinStm, Prim::SplitStm}))
+  EXPECT_EQ(l.read->type.str(), "stm[66][1] vec[4][16] i8");
+  EXPECT_EQ(l.after, (std::vector<Prim>{Prim::SlideStm, Prim::PermuteVec, Prim::VecToStm, Prim::JoinStm, Prim::SplitStm}))
       << printProgram(l.prog);
-  // The datapath's 256 steps set the pace; the image's lines: three a row, and the output's.
+  // The datapath's 256 steps set the pace; the image's lines: one a row, and the output's.
   EXPECT_EQ(l.load.busiest, 64 * 4);
-  EXPECT_LE(l.load.lines, 64 * 3 + 64 + 2);
+  EXPECT_LE(l.load.lines, 66 + 64 + 2);
+}
+
+TEST(ReadLanes, WidthWiseWindowsAreReadAsTheirRowAndSlid) {
+  // Conv1D_W's window (column, tap) addresses column + tap: read lane by lane order it
+  // takes a run per tap; read as the 32 + 2 elements of the row segment it takes one, and
+  // Slide[3] (wires) spreads them into the 32 windows.
+  Loaded m = loadIrText(R"(
+input image : i8[64][64];
+weight w : i8[3];
+output o = Requant[3](
+  Conv1D_W(
+    Pad[0, 0, 1, 1, 0](@image),
+    @w,
+    \i8[64][3]. \i8[3]. Mv(%1, %0, \i8[64][3]. \i8[64][3]. ParallelDot[32](%1, %0))));
+)");
+  Program prog;
+  expectAgrees(m, 7, &prog);
+  ASSERT_EQ(prog.units.size(), 1u);
+  const Unit& u = prog.units[0];
+  const Node* read = nullptr;
+  size_t at = 0;
+  for (size_t i = 0; i < u.nodes.size(); ++i)
+    if (u.nodes[i].prim == Prim::Read && prog.buffers.at(static_cast<size_t>(u.nodes[i].buffer)).name == "image") {
+      read = &u.nodes[i];
+      at = i;
+    }
+  ASSERT_NE(read, nullptr) << printProgram(prog);
+  EXPECT_EQ(read->type.str(), "stm[64][2][1] vec[34] i8") << printProgram(prog);
+  ASSERT_LT(at + 1, u.nodes.size());
+  EXPECT_EQ(u.nodes[at + 1].prim, Prim::Slide) << printProgram(prog);
+  AccessCounter counts;
+  EXPECT_EQ(counts.read(read->addr, 1, read->type.vectorLanes()).runs, 64 * 2);
+  // the datapath's 128 steps set the pace
+  EXPECT_EQ(unitLoad(prog, u, counts).busiest, 64 * 2);
 }
 
 TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {
@@ -87,7 +125,7 @@ TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {
   ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
   EXPECT_EQ(l.read->type.str(), "stm[256][4][1] vec[3][64] i8");
   ASSERT_FALSE(l.after.empty());
-  EXPECT_EQ(l.after[0], Prim::PermuteVec);
+  EXPECT_EQ(l.after[0], Prim::PermuteVec);  // (and no line buffer: the rows are four vectors each)
 }
 
 TEST(ReadLanes, ATransposedProductIsWrittenAsComputedAndReadInMemoryOrder) {

@@ -161,11 +161,12 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
 
 // Full self-attention at 1,024 DSP blocks (Table III experiment 6; issue 18 asks for at
 // least 300 GOPS simulated). Its last product reads transpose(V): written transposed, one
-// memory line per element, V took 6,352 of the design's 7,602 cycles. Now V is written as
-// computed and read through a transposed view in memory order (1,570 simulated cycles),
-// or, as the extractor picks here, computed transposed by the transpose rules
-// (rules/transpose.rules: V^T = Mm(Wv^T, X), 1,482). 5 s of GHDL.
-TEST(CliSim, FullSelfAttentionComputesItsTransposedOperandTransposed) {
+// memory line per element, V took 6,352 of the design's 7,602 cycles. Now V is either
+// written as computed and read through a transposed view in memory order, or computed
+// transposed by the transpose rules (rules/transpose.rules: V^T = Mm(Wv^T, X)); with the
+// intermediates on chip the model prices both at 1,184 cycles and the extractor picks the
+// first (1,295 simulated; the second simulates 1,233). 5 s of GHDL.
+TEST(CliSim, FullSelfAttentionReadsItsTransposedOperandInMemoryOrder) {
   auto dir = scratchDir();
   auto r = runTool({"sim", std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/self_attention.dsl", "--dsp-budget", "1024",
                     "--seed", "3", "--json", "-q", "-o", (dir / "out").string()},
@@ -174,28 +175,44 @@ TEST(CliSim, FullSelfAttentionComputesItsTransposedOperandTransposed) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["result"], "PASS");
   EXPECT_LE(j["dsp_blocks"].get<int64_t>(), 1024);
-  EXPECT_NE(readFile(dir / "out" / "design.ir").find("Mm(@wv_t, @x, %0)"), std::string::npos);
-  expectPinnedRatio(j, 1482.0 / 1475, "self_attention at 1024 DSPs");
+  const std::string design = readFile(dir / "out" / "design.ir");
+  EXPECT_TRUE(design.find("Transpose(Requant[6](Mm(@x, @wv_t, %0)))") != std::string::npos ||
+              design.find("Mm(@wv_t, @x, %0)") != std::string::npos)
+      << design;
+  expectPinnedRatio(j, 1295.0 / 1184, "self_attention at 1024 DSPs");
   auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
   const double gops = report["macs"].get<double>() * 2 * 0.2 / j["simulated_cycles"].get<double>();
   EXPECT_GE(gops, 300.0) << j["simulated_cycles"] << " simulated cycles";
 }
 
-// Full stencil4 at 24 DSP blocks (Table III experiment 8: a quarter of the baseline's 96).
-// Its height-wise stages read their windows through the read-lanes pass
-// (lower/read_lanes.h): a row segment per run, a row's three lines once, wired (PermuteVec)
-// and serialised (VecToStm) into the shared unit's 16 x 3 windows. Before it, every lane
-// was a run of its own: 35,300 predicted cycles, 35,206 simulated. 3 s of GHDL.
-TEST(CliSim, FullStencilReadsItsWindowsInRowSegments) {
+// Full stencil4 at 48 DSP blocks (Table III experiment 8: a quarter of the baseline's 192).
+// Its windows go through the read-lanes pass (lower/read_lanes.h): a width-wise window is
+// read as its row segment and slid into the windows by wires (Slide), a height-wise one
+// reads each row once into a line buffer (SlideStm) and is wired (PermuteVec) and
+// serialised (VecToStm) into the shared unit's 32 x 3 windows; the three intermediates
+// live in on-chip RAMs (ss_line_ram). Before all this every lane was a run of its own:
+// 35,300 predicted cycles, 35,206 simulated (0.56 GOPS). Now about 600 (over 30 GOPS, of
+// the 38.4 that 96 multipliers can do at 200 MHz). 3 s of GHDL.
+TEST(CliSim, FullStencilReadsEachRowOnceAndKeepsItsIntermediatesOnChip) {
   auto dir = scratchDir();
-  auto r = runTool({"sim", std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/stencil4.dsl", "--dsp-budget", "24", "--seed",
+  auto r = runTool({"sim", std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/stencil4.dsl", "--dsp-budget", "48", "--seed",
                     "3", "--json", "-q", "-o", (dir / "out").string()},
                    dir);
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["result"], "PASS");
-  EXPECT_LE(j["dsp_blocks"].get<int64_t>(), 24);
-  expectPinnedRatio(j, 1307.0 / 1498, "stencil4 at 24 DSPs");
+  EXPECT_LE(j["dsp_blocks"].get<int64_t>(), 48);
+  expectPinnedRatio(j, 602.0 / 603, "stencil4 at 48 DSPs");
+  std::string units;  // the four stages' entities
+  for (int u = 0; u < 4; ++u) units += readFile(dir / "out" / "vhdl" / ("stencil4_u" + std::to_string(u) + ".vhd"));
+  EXPECT_NE(units.find("entity work.ss_slide_stm"), std::string::npos);  // SlideStm
+  EXPECT_NE(units.find("_o : for o in"), std::string::npos);              // Slide's wires
+  auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+  int onChip = 0;
+  for (const auto& b : report["memory_map"]["buffers"]) onChip += b["on_chip"].get<bool>();
+  EXPECT_EQ(onChip, 3);
+  const double gops = report["macs"].get<double>() * 2 * 0.2 / j["simulated_cycles"].get<double>();
+  EXPECT_GE(gops, 30.0) << j["simulated_cycles"] << " simulated cycles";
 }
 
 // Every benchmark's small variant, extracted at two DSP budgets that force different
@@ -256,7 +273,10 @@ INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(Budge
 // convolution unit per layer (--max-conv-units 16; an effort of 30M, about 10 s of
 // extraction). 23 000 - 39 000 simulated cycles, 20-60 s of GHDL each: the same in every
 // build type, so the Sanitize run skips them (`ctest -E HeavySim`, .ci/dev).
-const BudgetPair kVggPair{"vgg_cifar_small.dsl", "512", "256", {}, {30106.0 / 26817, 23413.0 / 26817}};
+// (At 256 DSPs the extractor picks a third design of the same predicted cycles, 25,353,
+// that the lowering builds at 20,040: the Conv unit's fresh-window floor, 48 cycles a call
+// where the tiled calls take 32, docs/cost-model.md "Where the model is known to be off".)
+const BudgetPair kVggPair{"vgg_cifar_small.dsl", "512", "160", {}, {25020.0 / 25353, 27976.0 / 25353}};
 const BudgetPair kYoloPair{"tinyyolo_v2_small.dsl", "1024", "512", {"--max-conv-units", "16", "--effort", "30000000"},
                            {35094.0 / 35679, 38689.0 / 43605}};
 INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(kVggPair, kYoloPair), budgetName);

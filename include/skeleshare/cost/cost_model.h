@@ -117,14 +117,18 @@ struct ChildShape {
   ir::Op view = ir::Op::Var;          // Var: no view
   std::vector<int64_t> viewParams;
   const ir::Type* viewOf = nullptr;   // the type of the view's operand
+  /// The data (the view's operand, for a view) is an intermediate that another unit
+  /// computes, not a program input or weight: the lowering keeps it on chip when it fits.
+  bool computed = false;
 };
 /// Pad, Transpose and Flatten: views the lowering folds into the reads of their consumer.
 bool isFoldedView(ir::Op op);
 
-/// Answers the load of a unit-starting node (operator, parameters, children, type), or
-/// nothing when it cannot tell.
+/// Answers the load of a unit-starting node (operator, parameters, children, type, and
+/// whether its result is an intermediate: false for a program output), or nothing when it
+/// cannot tell.
 using LoadOracle = std::function<std::optional<SkeletonLoad>(ir::Op, std::span<const int64_t>,
-                                                             std::span<const ChildShape>, const ir::Type*)>;
+                                                             std::span<const ChildShape>, const ir::Type*, bool)>;
 
 class CostModel {
  public:
@@ -146,15 +150,18 @@ class CostModel {
   /// that a skeleton over real data starts a unit. Throws std::invalid_argument when the
   /// shapes are not those the operator's type rule produces (a node that could not have
   /// been built).
+  /// `intermediate` says that the node's value is not a program output (so the lowering
+  /// may keep it on chip).
   NodeCost nodeCost(ir::Op op, std::span<const int64_t> params, std::span<const ir::Type* const> childTypes,
                     const ir::Type* type, std::span<const bool> childIsVar = {},
-                    std::span<const ChildShape> children = {}) const;
-  NodeCost nodeCost(const ir::Term* term) const;
+                    std::span<const ChildShape> children = {}, bool intermediate = false) const;
+  NodeCost nodeCost(const ir::Term* term, bool intermediate = false) const;
 
  private:
   /// The hardware terms of a node whose compute time is already in `c`.
   void addHardware(NodeCost& c, ir::Op op, std::span<const int64_t> params, std::span<const ir::Type* const> kids,
-                   const ir::Type* type, std::span<const bool> childIsVar, std::span<const ChildShape> children) const;
+                   const ir::Type* type, std::span<const bool> childIsVar, std::span<const ChildShape> children,
+                   bool intermediate) const;
   Device device_;
   LoadOracle oracle_;
 };

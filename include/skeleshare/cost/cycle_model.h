@@ -13,7 +13,11 @@
 // a line the port has not delivered yet (the prefetch cannot run ahead of a saturated
 // port):
 //
-//   cycles = max(busiest, port, 5/8 * (busiest + port)) + depth + latency
+//   cycles = max(busiest, port, on-chip, 5/8 * (busiest + port)) + depth + latency
+//
+// where `on-chip` is the lines the unit moves through its busiest on-chip buffer: an
+// intermediate kept in block RAM has a port of its own that moves a line every cycle, with
+// no wait states (so it does not stall the stages the way the external port does).
 //
 // The last term is the linear upper envelope of the 3-norm of (busiest, port), which fits
 // the units of VGG-small as simulated (docs/cost-model.md, "The hardware's cycles"); it stays a
@@ -37,8 +41,13 @@ MemorySystem memorySystem(const Device& device);
 /// What one unit does, in the quantities the formula needs.
 struct UnitLoad {
   int64_t busiest = 0;  // cycles of the busiest stage (runs, transfers or replayed words)
-  int64_t lines = 0;    // lines its reads and writes move over the memory port
+  int64_t lines = 0;    // lines its reads and writes move over the external memory port
   int64_t depth = 0;    // registered stages along its longest path, memory access included
+  int64_t onChipLines = 0;  // lines through its busiest on-chip buffer's port (one per cycle)
+  /// Cycles a replay buffer waits for its first block beyond what the block's first pass
+  /// covers: the unit's datapath runs that much longer than its steps. `busiest` includes
+  /// it; the extractor, which counts the steps of the function it chooses, adds it.
+  int64_t replayFill = 0;
 };
 
 /// The cycles of one unit, from the sequencer starting it to the memory accepting its

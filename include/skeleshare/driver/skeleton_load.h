@@ -5,7 +5,8 @@
 // the lowering folds into the reads, when the argument is one: a Pad's masks, a
 // Transpose's order) and its function argument as the canonical function of its type at
 // full parallelism, lowered like any program, and its unit measured by the cycle model
-// (lower/timing.h). The same code that
+// (lower/timing.h). Its operands that other units compute, and its result unless it is a
+// program output, are placed on chip as the lowering places intermediates. The same code that
 // estimates a lowered design thus tells the extractor what each skeleton costs in memory
 // traffic and address-generator runs; nothing about the templates is written twice.
 
@@ -27,7 +28,8 @@ class SkeletonLoads {
   /// The load of the node (answers are cached by operator, parameters and types), or
   /// nothing for an operator it does not build or a node the lowering refuses.
   std::optional<cost::SkeletonLoad> operator()(ir::Op op, std::span<const int64_t> params,
-                                               std::span<const cost::ChildShape> kids, const ir::Type* type);
+                                               std::span<const cost::ChildShape> kids, const ir::Type* type,
+                                               bool intermediate);
   /// An oracle for cost::CostModel::setLoadOracle that answers through `loads` (which must
   /// outlive the model).
   static cost::LoadOracle oracle(SkeletonLoads& loads);
@@ -38,13 +40,16 @@ class SkeletonLoads {
 
  private:
   const ir::Type* local(const ir::Type* t);
+  /// Keeps the named buffer on chip when it fits the intermediates' budget.
+  void placeOnChip(lower::Program& prog, const std::string& buffer) const;
   const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const cost::ChildShape> kids);
   /// \\acc. \\v. acc + v, or null when that is not of acc's type.
   const ir::Term* sumFold(const ir::Type* acc, const ir::Type* elem);
   /// \\x: e. a sum of x down to r (Reduce over its outer dimension, inside Maps), or null.
   const ir::Term* reductionFunction(const ir::Type* e, const ir::Type* r);
   std::optional<cost::SkeletonLoad> measure(ir::Op op, std::span<const int64_t> params,
-                                            std::span<const cost::ChildShape> kids, const ir::Type* type);
+                                            std::span<const cost::ChildShape> kids, const ir::Type* type,
+                                            bool intermediate);
   ir::Context ctx_;
   lower::LowerOptions options_;
   lower::AccessCounter counts_;  // shared by every measurement: layers read alike

@@ -51,6 +51,13 @@ enum class Prim : uint8_t {
                // (0: outermost), every copy the operand's lanes (hardware: wires)
   PermuteVec,  // [p0, ..., pk-1] (a): vector dimension i of the result is the operand's
                // vector dimension p_i (hardware: wires; read_lanes.h)
+  Slide,       // [k] (a): the innermost vector dimension (extent E) becomes (E - k + 1, k),
+               // lane (c, j) the operand's lane c + j: the windows of a row read once
+               // (hardware: wires; read_lanes.h)
+  SlideStm,    // [d, k] (a): stream dimension d (extent E; the stream dimensions after it
+               // of extent 1) becomes E - k + 1, with a new outermost vector dimension of
+               // k: step (r, j) is the operand's step r + j (hardware: a line buffer of
+               // k - 1 words; read_lanes.h)
 };
 
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };

@@ -39,8 +39,16 @@ Resources datapathResources(const Unit& unit);
 /// Every unit plus the on-chip buffers; a shared instance's datapath counts once.
 Resources programResources(const Program& prog);
 
+/// The M20K bits a buffer takes on chip: a RAM of whole 512-bit lines, each M20K block
+/// 512 words of 40 bits (13 blocks side by side hold a line).
+int64_t onChipBufferBits(const Buffer& b);
+/// The on-chip bits the intermediates may take: half of the device's (units run one at a
+/// time, and each may take the other half for its replay buffers).
+int64_t intermediateBudgetBits(int64_t onChipBudgetBits);
+
 /// Places intermediate buffers on chip, in schedule order, while their total stays within
-/// `budgetBits`; the rest, and all inputs, weights and outputs, stay off chip.
-void placeBuffers(Program& prog, int64_t budgetBits);
+/// intermediateBudgetBits(`onChipBudgetBits`); the rest, and all inputs, weights and
+/// outputs, stay off chip.
+void placeBuffers(Program& prog, int64_t onChipBudgetBits);
 
 }  // namespace skeleshare::lower

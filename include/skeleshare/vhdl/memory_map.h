@@ -4,9 +4,10 @@
 //
 // Buffers are laid out in program order, each starting on a 64-byte (512-bit) line;
 // element i of a buffer of `bits`-bit elements occupies bits/8 bytes at
-// base + i * bits/8, little-endian, row-major over the buffer's shape. Every buffer is
-// in external memory, including intermediates the lowering placed on chip (the hardware
-// keeps those in external memory too; see docs/hardware.md, "Limitations").
+// base + i * bits/8, little-endian, row-major over the buffer's shape. Every buffer has a
+// region, including the intermediates the lowering placed on chip: their reads and writes
+// go to a RAM of the design's own (ss_line_ram) that keeps the same addresses, and their
+// region in the external memory is not used (docs/hardware.md, "On-chip buffers").
 
 #include <cstdint>
 #include <map>
@@ -30,6 +31,7 @@ int64_t regionSpan(int64_t elements, int bits);
 struct Region {
   std::string name;
   lower::Role role = lower::Role::Intermediate;
+  bool onChip = false;  // kept in the design's block RAM, not in the external memory
   int bits = 8;
   std::vector<int64_t> shape;
   int64_t base = 0;   // byte address, a multiple of kLineBytes

@@ -66,22 +66,18 @@ begin
 
   -- the first requesting port after the last one taken (a read only with room in flight)
   choose : process (all)
-    variable p  : natural range 0 to N - 1;
-    variable ok : boolean;
+    variable eligible : std_logic_vector(N - 1 downto 0);
+    variable p        : natural range 0 to N - 1;
+    variable ok       : boolean;
   begin
-    p  := last;
-    ok := false;
-    for i in 1 to N loop
-      -- (last + i) mod N without a divider: yosys' `share` pass enumerates the activation
-      -- patterns of every $mod cell in this exit chain, which grow exponentially with N
-      if last + i >= N then
-        p := last + i - N;
-      else
-        p := last + i;
+    for i in 0 to N - 1 loop
+      eligible(i) := '0';
+      if l_req(i) = '1' and (l_we(i) = '1' or inflight < MAX_PENDING) then
+        eligible(i) := '1';
       end if;
-      ok := l_req(p) = '1' and (l_we(p) = '1' or inflight < MAX_PENDING);
-      exit when ok;
     end loop;
+    p  := round_robin(eligible, last);
+    ok := eligible(p) = '1';
     sel    <= p;
     sel_ok <= ok and free and rst = '0';
     for i in 0 to N - 1 loop

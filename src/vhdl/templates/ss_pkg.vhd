@@ -24,6 +24,12 @@ package ss_pkg is
   -- a when c else b, for constants (VHDL-2008 has no conditional expressions there).
   function choose(c : boolean; a, b : integer) return integer;
 
+  -- Round-robin: the first index after `last` (cyclically) whose req bit is '1', or
+  -- `last` when none is (req is (N - 1 downto 0)). (last + i) mod N is written without a
+  -- divider: yosys' `share` pass enumerates the activation patterns of every $mod cell in
+  -- the loop's exit chain, which grow exponentially with N.
+  function round_robin(req : std_logic_vector; last : natural) return natural;
+
   -- v shifted towards bit 0 (shift_down) or away from it (shift_up) by amount*UNIT bits,
   -- amount < 2**ABITS, as ABITS stages of constant shifts (a logarithmic barrel shifter
   -- of UNIT-bit steps: numeric_std's shifts by a variable count become a multiplexer
@@ -318,6 +324,23 @@ package body ss_pkg is
       return a;
     end if;
     return b;
+  end function;
+
+  function round_robin(req : std_logic_vector; last : natural) return natural is
+    constant N : positive := req'length;
+    variable p : natural := last;
+  begin
+    for i in 1 to N loop
+      if last + i >= N then
+        p := last + i - N;
+      else
+        p := last + i;
+      end if;
+      if req(p) = '1' then
+        return p;
+      end if;
+    end loop;
+    return last;
   end function;
 
   function int_of(v : signed) return integer is

@@ -1,0 +1,95 @@
+// On-chip buffers (docs/hardware.md, "On-chip buffers"): an intermediate the lowering
+// placed on chip lives in a RAM of the design's own (ss_line_ram), whose port its reads and
+// writes use instead of the external memory's. Bit-exact against the mid-level
+// interpreter under random wait states, with a unit that reads the RAM on two ports and
+// the external memory on a third in the same cycles, and the cycle model's count of the
+// lines each port moves.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/runs.h"
+#include "skeleshare/lower/timing.h"
+#include "skeleshare/lower/verifier.h"
+#include "vhdl_test_util.h"
+
+namespace skeleshare::vhdl::test {
+namespace {
+
+using namespace lower;
+
+constexpr int64_t kRows = 24, kCols = 16;
+
+/// The whole buffer, a row (kCols lanes) per step.
+AddrGen rows() {
+  AddrGen g = AddrGen::identity({kRows, kCols});
+  g.counters[1].kind = DimKind::Vector;
+  return g;
+}
+
+/// t = a; o = t + t + b, with t placed on chip or not.
+Program twoUnits(Memory tMemory) {
+  Program prog;
+  prog.buffers.push_back({"a", 8, {kRows, kCols}, Memory::OffChip, Role::Input});
+  prog.buffers.push_back({"b", 8, {kRows, kCols}, Memory::OffChip, Role::Input});
+  prog.buffers.push_back({"t", 8, {kRows, kCols}, tMemory, Role::Intermediate});
+  prog.buffers.push_back({"o", 8, {kRows, kCols}, Memory::OffChip, Role::Output});
+  {
+    Unit u;
+    u.name = "copy";
+    UnitBuilder b(prog, u);
+    b.write(2, rows(), b.read(0, rows()));
+    prog.units.push_back(std::move(u));
+  }
+  {
+    Unit u;
+    u.name = "sum";
+    UnitBuilder b(prog, u);
+    uint32_t t1 = b.read(2, rows());
+    uint32_t t2 = b.read(2, rows());
+    uint32_t x = b.read(1, rows());
+    b.write(3, rows(), b.op(Prim::Add, {b.op(Prim::Add, {t1, t2}), x}));
+    prog.units.push_back(std::move(u));
+  }
+  auto problems = verify(prog);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  return prog;
+}
+
+TEST(OnChipBuffer, AnIntermediateOnChipIsItsOwnRamAndPort) {
+  Program prog = twoUnits(Memory::OnChip);
+  std::map<std::string, Tensor> inputs;
+  for (const char* name : {"a", "b"}) {
+    Tensor t(8, {kRows, kCols});
+    for (size_t i = 0; i < t.size(); ++i) t.setWrapped(i, static_cast<int64_t>((i * 53 + (name[0] - 'a') * 17) % 255) - 127);
+    inputs[name] = t;
+  }
+  auto want = run(prog, inputs);
+  for (uint64_t seed : {1, 2}) {
+    Simulated s = emitAndSimulate(prog, inputs, "t_onchip", seed, 20000);
+    ASSERT_TRUE(s.sim.ok) << s.sim.error << "\n" << s.sim.log;
+    auto bad = firstMismatch(want, s.sim.outputs);
+    EXPECT_FALSE(bad.has_value()) << "seed " << seed << ": " << bad->describe();
+    std::string top, sum;
+    for (const auto& f : s.design.files) {
+      if (f.name == "t_onchip_top.vhd") top = f.text;
+      if (f.name == "t_onchip_u1.vhd") sum = f.text;
+    }
+    // one RAM, for t, with the copy's write and the sum's two reads on its port
+    EXPECT_NE(top.find("entity work.ss_line_ram\n    generic map (N => 3, LINES => 6,"), std::string::npos) << top;
+    EXPECT_NE(sum.find("l_odata  : in  std_logic_vector(1023 downto 0)"), std::string::npos) << sum;
+  }
+  // The model: t's lines cross its own port, not the external one.
+  AccessCounter counts;
+  const cost::UnitLoad on = unitLoad(prog, prog.units[1], counts);
+  const cost::UnitLoad off = unitLoad(twoUnits(Memory::OffChip), prog.units[1], counts);
+  const int64_t tLines = kRows * kCols / kLineBytes;  // 6
+  EXPECT_EQ(on.onChipLines, 2 * tLines);
+  EXPECT_EQ(off.onChipLines, 0);
+  EXPECT_EQ(off.lines - on.lines, 2 * tLines);
+  EXPECT_EQ(programResources(prog).onChipBits, onChipBufferBits(prog.buffers[2]));
+}
+
+}  // namespace
+}  // namespace skeleshare::vhdl::test
