@@ -41,7 +41,8 @@ What is counted (yosys does not pack ALMs, so logic is an estimate from its cell
              perfectly packed estimate; an MLAB is a LAB of 10 ALMs used as 32 x 20 bits of
              RAM, i.e. half an ALM per MISTRAL_MLAB cell (32 x 1)
   mlabs      MISTRAL_MLAB cells (32 x 1 LUT-RAM each: the read caches)
-  m20k       MISTRAL_M20K cells
+  m20k       MISTRAL_M20K and altsyncram cells (yosys writes a mapped M20K as Quartus's
+             altsyncram, one cell per block)
   dsp_mults  MISTRAL_MUL27X27 / MUL18X18 / MUL9X9 cells by kind
   dsps       DSP blocks: one per 27x27, one per two 18x18 or 9x9 (an Arria 10 block is
              one 27x27 or two 18x19 multipliers; 9x9 has no mode of its own there)
@@ -177,7 +178,7 @@ def count_cells(cells):
         "ffs": ffs,
         "alms": max(lut6 + math.ceil(small / 2), math.ceil(ffs / 4)) + math.ceil(cells.get("MISTRAL_MLAB", 0) / 2),
         "mlabs": cells.get("MISTRAL_MLAB", 0),
-        "m20k": cells.get("MISTRAL_M20K", 0),
+        "m20k": cells.get("MISTRAL_M20K", 0) + cells.get("altsyncram", 0),
         "dsp_mults": dict(sorted(mults.items())),
         "dsps": dsps,
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_set>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
@@ -401,6 +402,11 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
 
 bool isFoldedView(Op op) { return op == Op::Pad || op == Op::Transpose || op == Op::Flatten; }
 
+bool passesItsOutputOn(Op op, bool hasFunctionChild) {
+  return !hasFunctionChild && op != Op::MaxPool && op != Op::Input && op != Op::Var && op != Op::Const &&
+         op != Op::Lam && op != Op::App;
+}
+
 namespace {
 
 /// Whether a term's data is computed by a unit (not a program input, weight or constant),
@@ -436,7 +442,7 @@ using Costs = std::array<int64_t, kDims>;
 
 struct DesignWalker {
   const CostModel& model;
-  const ir::Term* root;
+  std::unordered_set<const ir::Term*> outputs;  // terms whose value a unit writes as an output
   DesignCost result;
   // Let-bound units visible at the current point, innermost first, with the binder depth
   // at which each was bound (so %i can be resolved) and its in-place time.
@@ -476,11 +482,7 @@ struct DesignWalker {
       binders.pop_back();
       units.pop_back();
     } else {
-      // The root's value (each of a tuple root's) is a program output, written to memory.
-      bool output = t == root;
-      if (root->op() == Op::Tuple)
-        for (size_t i = 0; i < root->numChildren(); ++i) output = output || root->child(i) == t;
-      NodeCost nc = model.nodeCost(t, !output);
+      NodeCost nc = model.nodeCost(t, !outputs.count(t));
       std::array<std::vector<int64_t>, kDims> use;
       for (size_t i = 0; i < t->numChildren(); ++i) {
         if (t->op() == Op::Lam) binders.push_back(-1);
@@ -498,10 +500,22 @@ struct DesignWalker {
 }  // namespace
 
 DesignCost designCost(const CostModel& model, const ir::Term* term) {
-  // The program's value: the body inside the lets of its shared units.
+  // The program's value: the body inside the lets of its shared units, and what its
+  // element-wise and reshaping operators (a tuple's elements) are computed from.
   const ir::Term* root = term;
   while (root->op() == Op::App && root->child(0)->op() == Op::Lam) root = root->child(0)->body();
-  DesignWalker w{model, root, {}, {}, {}, {}};
+  std::unordered_set<const ir::Term*> outputs;
+  std::vector<const ir::Term*> todo{root};
+  while (!todo.empty()) {
+    const ir::Term* t = todo.back();
+    todo.pop_back();
+    if (!outputs.insert(t).second) continue;
+    bool fun = false;
+    for (size_t i = 0; i < t->numChildren(); ++i) fun = fun || (t->child(i)->type() && t->child(i)->type()->isFun());
+    if (passesItsOutputOn(t->op(), fun))
+      for (size_t i = 0; i < t->numChildren(); ++i) todo.push_back(t->child(i));
+  }
+  DesignWalker w{model, std::move(outputs), {}, {}, {}, {}};
   w.result.use = w.walk(term);
   return w.result;
 }

@@ -93,12 +93,25 @@ void Problem::build(ClassId root) {
   auto excluded = [&](NodeId n) {
     return onlyConv != egraph::kNoClass && cost::isConvUnit(g.node(n).op()) && g.find(n) != onlyConv;
   };
-  // The program's outputs: the root class, or the classes of its Tuple's elements. Their
-  // values are written to memory; every other unit's result is an intermediate.
-  std::set<ClassId> outputs{root};
-  for (NodeId m : g.eclass(root).nodes)
-    if (g.node(m).op() == ir::Op::Tuple)
-      for (ClassId k : g.node(m).children()) outputs.insert(g.find(k));
+  // The program's outputs: the root class, and the classes its element-wise and reshaping
+  // nodes (a Tuple's elements) are computed from, whose units write them to memory; every
+  // other unit's result is an intermediate.
+  std::set<ClassId> outputs;
+  {
+    std::vector<ClassId> todo{root};
+    while (!todo.empty()) {
+      const ClassId c = g.find(todo.back());
+      todo.pop_back();
+      if (!outputs.insert(c).second) continue;
+      for (NodeId m : g.eclass(c).nodes) {
+        const egraph::ENode& en = g.node(m);
+        bool fun = false;
+        for (ClassId k : en.children()) fun = fun || (g.typeOf(k) && g.typeOf(k)->isFun());
+        if (cost::passesItsOutputOn(en.op(), fun))
+          for (ClassId k : en.children()) todo.push_back(k);
+      }
+    }
+  }
   // A class whose data is a program input or weight (possibly through a folded view): the
   // lowering reads it from memory. Every other data class is computed by some unit.
   auto fromInput = [&](ClassId k) {

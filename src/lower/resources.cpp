@@ -122,9 +122,11 @@ Resources programResources(const Program& prog) {
 }
 
 int64_t onChipBufferBits(const Buffer& b) {
-  constexpr int64_t kWords = 512, kBlocksPerLine = 13, kBlockBits = 20480;  // 13 x 40 >= 512 bits
+  // ss_line_ram as synthesis builds it: the byte enables split the line into 64 byte-wide
+  // RAMs (ghdl synth), each an M20K of 2,048 x 8 bits per 2,048 lines (yosys).
+  constexpr int64_t kDepth = 2048, kBlockBits = 20480;
   const int64_t lines = (b.sizeBits() + kLineBytes * 8 - 1) / (kLineBytes * 8);
-  return (lines + kWords - 1) / kWords * kBlocksPerLine * kBlockBits;
+  return (lines + kDepth - 1) / kDepth * kLineBytes * kBlockBits;
 }
 
 int64_t intermediateBudgetBits(int64_t onChipBudgetBits) { return onChipBudgetBits / 2; }

@@ -123,6 +123,11 @@ struct ChildShape {
 };
 /// Pad, Transpose and Flatten: views the lowering folds into the reads of their consumer.
 bool isFoldedView(ir::Op op);
+/// An operator that starts no unit of its own: element-wise and reshaping operators and
+/// tuples (no function child; not a max-pool, a leaf or a binder). What such a node
+/// computes is written by its operands' unit, so when it is a program output, so are they
+/// (their unit writes it to memory, not on chip).
+bool passesItsOutputOn(ir::Op op, bool hasFunctionChild);
 
 /// Answers the load of a unit-starting node (operator, parameters, children, type, and
 /// whether its result is an intermediate: false for a program output), or nothing when it

@@ -39,8 +39,8 @@ Resources datapathResources(const Unit& unit);
 /// Every unit plus the on-chip buffers; a shared instance's datapath counts once.
 Resources programResources(const Program& prog);
 
-/// The M20K bits a buffer takes on chip: a RAM of whole 512-bit lines, each M20K block
-/// 512 words of 40 bits (13 blocks side by side hold a line).
+/// The M20K bits a buffer takes on chip: a RAM of whole 512-bit lines that synthesis
+/// splits into 64 byte-wide RAMs (its byte enables), each M20K 2,048 x 8 bits of one.
 int64_t onChipBufferBits(const Buffer& b);
 /// The on-chip bits the intermediates may take: half of the device's (units run one at a
 /// time, and each may take the other half for its replay buffers).

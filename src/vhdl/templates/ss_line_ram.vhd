@@ -11,11 +11,13 @@
 -- back at the next edge (l_rdata, registered, with l_rvalid high for that port). So the
 -- sequencer needs no idle signal from here before the next unit runs.
 --
--- The RAM is LINE_BYTES banks of bytes, each written with its byte enable: the form
--- synthesis maps to block RAM (M20K, 13 blocks side by side per 512 lines) with byte
--- enables. Each bank is a variable of its process, not a signal: GHDL keeps every bit of
--- a signal as a signal of its own (see ss_repeat). Power-up contents are zero, as an
--- M20K's are.
+-- The RAM is one memory of lines with a registered, enabled read and byte enables on
+-- the write: the form synthesis maps to block RAM (ghdl synth splits it into 64 byte-wide
+-- memories, which yosys maps to M20K blocks of 2,048 x 8 bits when they are at least 128
+-- lines deep, its 5% efficiency rule; smaller ones become flip-flops). It has no initial
+-- value (yosys cannot map one; an unwritten byte reads 'U' in simulation, and a design
+-- that used one would fail the comparison) and is a variable of its process, not a
+-- signal: GHDL keeps every bit of a signal as a signal of its own (see ss_repeat).
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -80,19 +82,22 @@ begin
     end if;
   end process;
 
-  banks : for b in 0 to LINE_BYTES - 1 generate
-    bank : process (clk)
-      type bank_t is array (0 to LINES - 1) of std_logic_vector(7 downto 0);
-      variable ram : bank_t := (others => (others => '0'));
-    begin
-      if rising_edge(clk) then
-        if rd then
-          l_rdata(8 * b + 7 downto 8 * b) <= ram(line);
-        end if;
-        if wr and l_be(sel * LINE_BYTES + b) = '1' then
-          ram(line) := l_wdata(sel * LINE_BITS + 8 * b + 7 downto sel * LINE_BITS + 8 * b);
-        end if;
+  -- the RAM: lines of LINE_BYTES bytes, each byte written under its enable
+  ram_rw : process (clk)
+    type ram_t is array (0 to LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
+    variable ram : ram_t;
+  begin
+    if rising_edge(clk) then
+      if rd then
+        l_rdata <= ram(line);
       end if;
-    end process;
-  end generate;
+      if wr then
+        for b in 0 to LINE_BYTES - 1 loop
+          if l_be(sel * LINE_BYTES + b) = '1' then
+            ram(line)(8 * b + 7 downto 8 * b) := l_wdata(sel * LINE_BITS + 8 * b + 7 downto sel * LINE_BITS + 8 * b);
+          end if;
+        end loop;
+      end if;
+    end if;
+  end process;
 end architecture;
