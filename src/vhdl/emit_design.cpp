@@ -200,11 +200,12 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 --
 -- start (a one-cycle pulse while idle) runs the {1} unit(s) of the schedule one after
 -- another; done rises when the last has written its results and stays high until the
--- next start. All data moves through the Avalon-MM master: 512-bit words, byte
--- addresses (multiples of 64), single-beat bursts, many reads in flight; the memory map
--- is in report.json and in the design's C header. A unit is finished when its writes
--- are done and the memory has accepted them (the arbiter is idle). A shared instance is
--- built once; the sequencer connects it to the call that is running.
+-- next start. Inputs, weights and outputs move through the Avalon-MM master: 512-bit
+-- words, byte addresses (multiples of 64), single-beat bursts, many reads in flight; the
+-- memory map is in report.json and in the design's C header. Intermediates kept on chip
+-- live in RAMs of their own (ss_line_ram) at the same addresses. A unit is finished when
+-- its writes are done and the memory has accepted them (the arbiter is idle). A shared
+-- instance is built once; the sequencer connects it to the call that is running.
 library ieee;
 use ieee.std_logic_1164.all;
 use work.ss_pkg.all;
