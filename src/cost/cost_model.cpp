@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_set>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace skeleshare::cost {
 
@@ -402,6 +402,8 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
 
 bool isFoldedView(Op op) { return op == Op::Pad || op == Op::Transpose || op == Op::Flatten; }
 
+bool isProgramData(Op op) { return op == Op::Input || op == Op::Const; }
+
 bool passesItsOutputOn(Op op, bool hasFunctionChild) {
   return !hasFunctionChild && op != Op::MaxPool && op != Op::Input && op != Op::Var && op != Op::Const &&
          op != Op::Lam && op != Op::App;
@@ -413,7 +415,7 @@ namespace {
 /// looking through a view the lowering folds into the reads.
 bool computedData(const ir::Term* k) {
   if (isFoldedView(k->op()) && k->numChildren() == 1) k = k->child(0);
-  return k->op() != Op::Input && k->op() != Op::Var && k->op() != Op::Const;
+  return !isProgramData(k->op()) && k->op() != Op::Var;
 }
 
 }  // namespace
@@ -505,15 +507,15 @@ DesignCost designCost(const CostModel& model, const ir::Term* term) {
   const ir::Term* root = term;
   while (root->op() == Op::App && root->child(0)->op() == Op::Lam) root = root->child(0)->body();
   std::unordered_set<const ir::Term*> outputs;
-  std::vector<const ir::Term*> todo{root};
-  while (!todo.empty()) {
-    const ir::Term* t = todo.back();
-    todo.pop_back();
+  std::vector<const ir::Term*> pending{root};
+  while (!pending.empty()) {
+    const ir::Term* t = pending.back();
+    pending.pop_back();
     if (!outputs.insert(t).second) continue;
     bool fun = false;
     for (size_t i = 0; i < t->numChildren(); ++i) fun = fun || (t->child(i)->type() && t->child(i)->type()->isFun());
     if (passesItsOutputOn(t->op(), fun))
-      for (size_t i = 0; i < t->numChildren(); ++i) todo.push_back(t->child(i));
+      for (size_t i = 0; i < t->numChildren(); ++i) pending.push_back(t->child(i));
   }
   DesignWalker w{model, std::move(outputs), {}, {}, {}, {}};
   w.result.use = w.walk(term);

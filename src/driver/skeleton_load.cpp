@@ -19,8 +19,7 @@ void SkeletonLoads::placeOnChip(lower::Program& prog, const std::string& buffer)
   const int b = prog.findBuffer(buffer);
   if (b < 0) return;
   lower::Buffer& buf = prog.buffers[static_cast<size_t>(b)];
-  if (lower::onChipBufferBits(buf) <= lower::intermediateBudgetBits(options_.onChipBudgetBits))
-    buf.memory = lower::Memory::OnChip;
+  if (lower::fitsOnChip(buf, 0, options_.onChipBudgetBits)) buf.memory = lower::Memory::OnChip;
 }
 
 const Type* SkeletonLoads::local(const Type* t) {

@@ -98,29 +98,30 @@ void Problem::build(ClassId root) {
   // other unit's result is an intermediate.
   std::set<ClassId> outputs;
   {
-    std::vector<ClassId> todo{root};
-    while (!todo.empty()) {
-      const ClassId c = g.find(todo.back());
-      todo.pop_back();
+    std::vector<ClassId> pending{root};
+    while (!pending.empty()) {
+      const ClassId c = g.find(pending.back());
+      pending.pop_back();
       if (!outputs.insert(c).second) continue;
       for (NodeId m : g.eclass(c).nodes) {
         const egraph::ENode& en = g.node(m);
         bool fun = false;
         for (ClassId k : en.children()) fun = fun || (g.typeOf(k) && g.typeOf(k)->isFun());
         if (cost::passesItsOutputOn(en.op(), fun))
-          for (ClassId k : en.children()) todo.push_back(k);
+          for (ClassId k : en.children()) pending.push_back(k);
       }
     }
   }
-  // A class whose data is a program input or weight (possibly through a folded view): the
-  // lowering reads it from memory. Every other data class is computed by some unit.
+  // A class whose data is a program input, weight or constant (possibly through a folded
+  // view, as cost::CostModel::nodeCost looks at a term): the lowering reads it from memory.
+  // Every other data class is computed by some unit.
   auto fromInput = [&](ClassId k) {
     for (NodeId m : g.eclass(k).nodes) {
       const egraph::ENode& km = g.node(m);
-      if (km.op() == ir::Op::Input || km.op() == ir::Op::Const) return true;
+      if (cost::isProgramData(km.op())) return true;
       if (cost::isFoldedView(km.op()) && km.children().size() == 1)
         for (NodeId v : g.eclass(km.children()[0]).nodes)
-          if (g.node(v).op() == ir::Op::Input) return true;
+          if (cost::isProgramData(g.node(v).op())) return true;
     }
     return false;
   };

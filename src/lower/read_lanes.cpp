@@ -179,15 +179,18 @@ Node wiring(Prim p, uint32_t operand, std::vector<int64_t> params) {
 }
 
 /// Appends after node `at` (and the Repeats that replay it alone) the nodes that turn the
-/// reshaped read back into the value of the `original` counters.
-void restore(const Program& prog, Unit& unit, uint32_t at, const std::vector<Counter>& original, const Shape& s) {
+/// reshaped read back into the value of the `original` counters: `windows` (the line
+/// buffer and wires that spread merged windows back out), then the reordering and the
+/// serialiser of `s`.
+void restore(const Program& prog, Unit& unit, uint32_t at, const std::vector<Counter>& original, const Shape& s,
+             std::vector<Node> windows) {
   const size_t ns = streamCount(original);
   // the read's vector counters, in the order the value had them (the widened one first)
   std::vector<size_t> logical;
   if (s.widened >= 0) logical.push_back(static_cast<size_t>(s.widened));
   for (size_t i = ns; i < original.size(); ++i) logical.push_back(i);
   const size_t readStreams = s.widened >= 0 ? ns - 1 : ns;
-  std::vector<Node> chain;
+  std::vector<Node> chain = std::move(windows);
   std::vector<int64_t> perm;
   bool identity = true;
   for (size_t d = 0; d < logical.size(); ++d)
@@ -262,23 +265,13 @@ size_t shapeReadLanes(Program& prog) {
         last = us[0];
         unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
       }
-      const bool replays = last != i;
-      if (lines) {
-        Node slide = wiring(Prim::SlideStm, last, {static_cast<int64_t>(lines->first), lineTaps});
-        ++last;
-        insertAfter(unit, last, std::move(slide));
-        unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
-      }
-      if (rows) {
-        Node slide = wiring(Prim::Slide, last, {taps});
-        ++last;
-        insertAfter(unit, last, std::move(slide));
-        unit.nodes[last].type = inferType(prog, unit, unit.nodes[last]);
-      }
+      std::vector<Node> windows;
+      if (lines) windows.push_back(wiring(Prim::SlideStm, 0, {static_cast<int64_t>(lines->first), lineTaps}));
+      if (rows) windows.push_back(wiring(Prim::Slide, 0, {taps}));
       const size_t sizeBefore = unit.nodes.size();
-      restore(prog, unit, last, original, best);
+      restore(prog, unit, last, original, best, std::move(windows));
       const uint32_t end = last + static_cast<uint32_t>(unit.nodes.size() - sizeBefore);
-      if (!replays && unit.nodes[end].type != before)
+      if (last == i && unit.nodes[end].type != before)
         throw std::logic_error("shapeReadLanes: the reshaped read does not restore its value's type");
       ++changed;
     }

@@ -131,12 +131,15 @@ int64_t onChipBufferBits(const Buffer& b) {
 
 int64_t intermediateBudgetBits(int64_t onChipBudgetBits) { return onChipBudgetBits / 2; }
 
+bool fitsOnChip(const Buffer& b, int64_t usedBits, int64_t onChipBudgetBits) {
+  return usedBits + onChipBufferBits(b) <= intermediateBudgetBits(onChipBudgetBits);
+}
+
 void placeBuffers(Program& prog, int64_t onChipBudgetBits) {
-  const int64_t budget = intermediateBudgetBits(onChipBudgetBits);
   int64_t used = 0;
   for (auto& b : prog.buffers) {
     if (b.role != Role::Intermediate) { b.memory = Memory::OffChip; continue; }
-    if (used + onChipBufferBits(b) <= budget) {
+    if (fitsOnChip(b, used, onChipBudgetBits)) {
       b.memory = Memory::OnChip;
       used += onChipBufferBits(b);
     } else {

@@ -280,7 +280,7 @@ architecture rtl of {0} is
 end architecture;
 )",
       top, units.size(), nPorts, unitRsts, inst, we, shared.decls, shared.body, memory.decls, memory.body, ext,
-      onChip.empty() ? std::string("NPORTS") : std::to_string(external.size()));
+      external.size());
 }
 
 }  // namespace

@@ -123,6 +123,8 @@ struct ChildShape {
 };
 /// Pad, Transpose and Flatten: views the lowering folds into the reads of their consumer.
 bool isFoldedView(ir::Op op);
+/// A program input or weight, or a constant: data no unit computes (ChildShape::computed).
+bool isProgramData(ir::Op op);
 /// An operator that starts no unit of its own: element-wise and reshaping operators and
 /// tuples (no function child; not a max-pool, a leaf or a binder). What such a node
 /// computes is written by its operands' unit, so when it is a program output, so are they

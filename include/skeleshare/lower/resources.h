@@ -45,6 +45,8 @@ int64_t onChipBufferBits(const Buffer& b);
 /// The on-chip bits the intermediates may take: half of the device's (units run one at a
 /// time, and each may take the other half for its replay buffers).
 int64_t intermediateBudgetBits(int64_t onChipBudgetBits);
+/// Whether `b` fits on chip beside intermediates that already take `usedBits`.
+bool fitsOnChip(const Buffer& b, int64_t usedBits, int64_t onChipBudgetBits);
 
 /// Places intermediate buffers on chip, in schedule order, while their total stays within
 /// intermediateBudgetBits(`onChipBudgetBits`); the rest, and all inputs, weights and
