@@ -13,6 +13,7 @@
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/printer.h"
 #include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/summary.h"
 #include "skeleshare/rules/saturate.h"
@@ -353,6 +354,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     j["lowered_dsps"] = res.dsps;
     j["lowered_dsp_lanes"] = res.dspLanes;
     j["onchip_memory_bits"] = res.onChipBits;
+    j["lowered_m20k_blocks"] = res.m20kBlocks;
     j["estimated_cycles"] = c.estimatedCycles;
     j["estimated_units"] = unitEstimatesJson(*c.program, lowered.cycles);
     j["lowered_units"] = c.program->units.size();
@@ -367,10 +369,18 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     hw["dsp_multiplier_lanes"] = c.hardware->dspLanes;
     hw["estimated_cycles"] = c.estimatedCycles;
     hw["memory_ports"] = c.hardware->linePorts;
+    // the units' replay buffers and the RAMs they share (lower/replay_pool.h)
+    const lower::ReplayPool pool = lower::planReplayPool(*c.program);
+    hw["replay_buffers"] = {{"buffers", pool.slotOf.size()}, {"rams", pool.slots.size()}, {"bits", pool.bits()}};
+    hw["m20k_blocks"] = res.m20kBlocks;
+    hw["device_m20k_blocks"] = device.m20kBlocks;
     j["top"] = c.hardware->top;
     j["memory_map"] = memoryMapJson(c.hardware->map);
     say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles, top entity {}",
                        c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
+    say(o, fmt::format("on-chip memory: {} of the device's {} M20K blocks ({} replay buffer(s) in {} RAM(s)){}",
+                       res.m20kBlocks, device.m20kBlocks, pool.slotOf.size(), pool.slots.size(),
+                       res.m20kBlocks > device.m20kBlocks ? ": more than the device has" : ""));
     // The cycle model prices the widening rules' designs less well (rules/widening.rules):
     // say so when the lowering's count disagrees, with the default rules' suggestion.
     if (j.value("rule_stage", "") == "widened" && c.predictedCycles > 0 &&

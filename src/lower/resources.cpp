@@ -2,9 +2,15 @@
 
 #include <algorithm>
 
+#include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/runs.h"
 
 namespace skeleshare::lower {
+
+namespace {
+constexpr int64_t kM20kBits = 20480;  // an M20K block: 20 Kbit
+}  // namespace
 
 Resources nodeResources(const Unit& unit, const Node& n) {
   Resources r;
@@ -62,10 +68,9 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::Repeat: {
       // a replay buffer of two banks of the repeated block (the stream inside the new
       // dimension): on chip, even for one word
-      const MType& in = opType(0);
-      int64_t block = 1;
-      for (size_t i = static_cast<size_t>(n.params[1]); i < in.numStreamDims(); ++i) block *= in.dims[i].extent;
-      r.onChipBits = 2 * block * in.vectorLanes() * in.bits;  // two banks
+      const ReplayShape s = replayShape(unit, n);
+      r.onChipBits = s.width * s.words;
+      r.m20kBlocks = ramBlocks(s.width, s.words);
       break;
     }
     case Prim::Broadcast:  // wiring
@@ -103,31 +108,57 @@ Resources programResources(const Program& prog) {
   // A shared instance is built once: its datapath counts once (the largest over its calls;
   // the verifier makes them equal in everything that sets DSPs), the rest of every call
   // (address generators, wiring, fused stages) once per call.
+  // The replay buffers outside the datapaths are the pool's RAMs (replay_pool.h): its
+  // slots count, not every buffer.
+  const ReplayPool pool = planReplayPool(prog);
+  r.onChipBits += pool.bits();
+  for (const ReplaySlot& slot : pool.slots) r.m20kBlocks += ramBlocks(slot.width, slot.words);
   std::vector<Resources> instance(prog.instances.size());
-  for (const auto& u : prog.units) {
+  for (size_t k = 0; k < prog.units.size(); ++k) {
+    const Unit& u = prog.units[k];
     r += callSiteResources(u);
+    for (size_t i = 0; i < u.nodes.size(); ++i)
+      if (pool.slotOf.count({k, static_cast<uint32_t>(i)})) {
+        const Resources own = nodeResources(u, u.nodes[i]);
+        r.onChipBits -= own.onChipBits;
+        r.m20kBlocks -= own.m20kBlocks;
+      }
     if (u.call && u.call->instance >= 0 && static_cast<size_t>(u.call->instance) < instance.size()) {
       Resources d = datapathResources(u);
       Resources& best = instance[static_cast<size_t>(u.call->instance)];
       best.dsps = std::max(best.dsps, d.dsps);
       best.dspLanes = std::max(best.dspLanes, d.dspLanes);
       best.onChipBits = std::max(best.onChipBits, d.onChipBits);
+      best.m20kBlocks = std::max(best.m20kBlocks, d.m20kBlocks);
       best.logic = std::max(best.logic, d.logic);
     }
   }
   for (const auto& i : instance) r += i;
-  for (const auto& b : prog.buffers)
-    if (b.memory == Memory::OnChip) r.onChipBits += onChipBufferBits(b);
+  // on-chip buffers: the RAMs they share (line_rams.h)
+  for (const LineRam& ram : planLineRams(prog).rams) {
+    r.onChipBits += lineRamBits(ram.lines);
+    r.m20kBlocks += lineRamBits(ram.lines) / kM20kBits;
+  }
   return r;
 }
 
-int64_t onChipBufferBits(const Buffer& b) {
+int64_t ramBlocks(int64_t width, int64_t words) {
+  int64_t best = 0;
+  for (const auto& [w, d] : {std::pair<int64_t, int64_t>{40, 512}, {20, 1024}, {10, 2048}}) {
+    const int64_t blocks = (width + w - 1) / w * ((words + d - 1) / d);
+    if (best == 0 || blocks < best) best = blocks;
+  }
+  return best;
+}
+
+int64_t lineRamBits(int64_t lines) {
   // ss_line_ram as synthesis builds it: the byte enables split the line into 64 byte-wide
   // RAMs (ghdl synth), each an M20K of 2,048 x 8 bits per 2,048 lines (yosys).
-  constexpr int64_t kDepth = 2048, kBlockBits = 20480;
-  const int64_t lines = (b.sizeBits() + kLineBytes * 8 - 1) / (kLineBytes * 8);
-  return (lines + kDepth - 1) / kDepth * kLineBytes * kBlockBits;
+  constexpr int64_t kDepth = 2048;
+  return (lines + kDepth - 1) / kDepth * kLineBytes * kM20kBits;
 }
+
+int64_t onChipBufferBits(const Buffer& b) { return lineRamBits(bufferLines(b)); }
 
 int64_t intermediateBudgetBits(int64_t onChipBudgetBits) { return onChipBudgetBits / 2; }
 
@@ -136,15 +167,20 @@ bool fitsOnChip(const Buffer& b, int64_t usedBits, int64_t onChipBudgetBits) {
 }
 
 void placeBuffers(Program& prog, int64_t onChipBudgetBits) {
-  int64_t used = 0;
+  // The replay pool's RAMs take their blocks of the device too: the intermediates get
+  // their half, and no more than the pool leaves (TinyYolo v2's window slot alone takes
+  // 1,248 of the GX1150's 2,713 blocks).
+  int64_t replayBits = 0;
+  for (const ReplaySlot& slot : planReplayPool(prog).slots) replayBits += ramBlocks(slot.width, slot.words) * kM20kBits;
+  // In schedule order, each intermediate is tried on chip: it stays there when the RAMs of
+  // all placed buffers (sharing them where their lives allow, line_rams.h) still fit.
+  for (auto& b : prog.buffers) b.memory = Memory::OffChip;
   for (auto& b : prog.buffers) {
-    if (b.role != Role::Intermediate) { b.memory = Memory::OffChip; continue; }
-    if (fitsOnChip(b, used, onChipBudgetBits)) {
-      b.memory = Memory::OnChip;
-      used += onChipBufferBits(b);
-    } else {
-      b.memory = Memory::OffChip;
-    }
+    if (b.role != Role::Intermediate) continue;
+    b.memory = Memory::OnChip;
+    int64_t used = 0;
+    for (const LineRam& ram : planLineRams(prog).rams) used += lineRamBits(ram.lines);
+    if (used > intermediateBudgetBits(onChipBudgetBits) || replayBits + used > onChipBudgetBits) b.memory = Memory::OffChip;
   }
 }
 

@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 
+#include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "vhdl_text.h"
 
@@ -128,26 +130,89 @@ TopParts routePorts(const std::string& prefix, const std::vector<size_t>& ports)
   return t;
 }
 
+/// The replay pool's RAMs (lower/replay_pool.h): one ss_replay_ram per slot, driven by
+/// the unit that is running. A unit's buffer in slot s is on its ports `r<s>_*`; the top
+/// connects them to `u<unit>_r<s>_*` and those, through a multiplexer over the slot's
+/// units, to the RAM; the RAM's read data goes to all of them.
+TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& pool,
+                         std::vector<std::string>& unitExtraPorts) {
+  TopParts t;
+  for (size_t s = 0; s < pool.slots.size(); ++s) {
+    const lower::ReplaySlot& slot = pool.slots[s];
+    const std::string r = fmt::format("r{}", s);
+    std::vector<size_t> units;
+    std::string names;
+    for (const auto& [u, node] : slot.users) {
+      units.push_back(u);
+      names += fmt::format("{}u{}", names.empty() ? "" : ", ", u);
+    }
+    t.decls += fmt::format(
+        "  signal {0}_we, {0}_re : std_logic;\n  signal {0}_waddr, {0}_raddr : natural range 0 to {1};\n"
+        "  signal {0}_wdata, {0}_rdata : std_logic_vector({2} downto 0);\n",
+        r, slot.words - 1, slot.width - 1);
+    t.body += fmt::format("  -- replay pool slot {}: {} words of {} bits, for {}\n", s, slot.words, slot.width, names);
+    for (const auto& [u, node] : slot.users) {
+      // the unit's ports' own subtypes: ghdl synth names a port's net after its actual, and
+      // an actual of another range became a second net of the same name in its Verilog
+      const int64_t words = lower::replayShape(prog.units[u], prog.units[u].nodes.at(node)).words;
+      t.decls += fmt::format(
+          "  signal u{0}_{1}_we, u{0}_{1}_re : std_logic;\n  signal u{0}_{1}_waddr, u{0}_{1}_raddr : natural range 0 to {3};\n"
+          "  signal u{0}_{1}_wdata : std_logic_vector({2} downto 0);\n",
+          u, r, slot.width - 1, words - 1);
+      unitExtraPorts[u] += fmt::format(
+          ",\n              {1}_we => u{0}_{1}_we, {1}_re => u{0}_{1}_re, {1}_waddr => u{0}_{1}_waddr, "
+          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_wdata, {1}_rdata => {1}_rdata",
+          u, r);
+    }
+    for (const char* port : {"we", "re", "waddr", "raddr", "wdata"}) {
+      const std::string target = fmt::format("{}_{}", r, port);
+      auto source = [&](size_t u) { return fmt::format("u{}_{}", u, target); };
+      if (units.size() == 1) {
+        t.body += fmt::format("  {} <= {};\n", target, source(units[0]));
+        continue;
+      }
+      const std::string idle = port[0] == 'w' && port[1] == 'd' ? "(others => '0')" : port[1] == 'e' ? "'0'" : "0";
+      t.body += muxOverCalls(target, units, source, idle);
+    }
+    t.body += fmt::format(
+        "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2})\n"
+        "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
+        "              raddr => {0}_raddr, rdata => {0}_rdata);\n",
+        r, slot.width, slot.words);
+  }
+  return t;
+}
+
 std::string topText(const std::string& top, const std::vector<detail::EmittedUnit>& units, const lower::Program& prog,
-                    const MemoryMap& map, std::vector<std::string> unitExtraPorts, const TopParts& shared) {
+                    const MemoryMap& map, std::vector<std::string> unitExtraPorts, const TopParts& shared,
+                    const TopParts& replay) {
   // Every line port, in port order (unit by unit), and the memory that serves it: the
   // external one through the arbiter, or an on-chip buffer's RAM.
+  // On-chip buffers share RAMs where their lives do not overlap (lower/line_rams.h).
+  const lower::LineRamPlan rams = lower::planLineRams(prog);
+  auto ramOf = [&](int b) {
+    const int r = rams.ramOf.at(static_cast<size_t>(b));
+    if (r < 0) throw EmitError(fmt::format("on-chip buffer '{}' has no RAM", map.regions.at(static_cast<size_t>(b)).name));
+    return r;
+  };
   std::vector<bool> isWrite;
   std::vector<size_t> external;
-  std::map<int, std::vector<size_t>> onChip;  // buffer -> its ports
+  std::map<int, std::vector<size_t>> onChip;  // line RAM -> its ports
+  std::vector<int> portBuffer;                // per port: the buffer it accesses
   for (size_t i = 0; i < units.size(); ++i) {
     const auto& u = units[i];
     for (size_t p = 0; p < u.portIsWrite.size(); ++p) {
       const int b = u.portBuffer.at(p);
       if (map.regions.at(static_cast<size_t>(b)).onChip)
-        onChip[b].push_back(isWrite.size());
+        onChip[ramOf(b)].push_back(isWrite.size());
       else
         external.push_back(isWrite.size());
       isWrite.push_back(u.portIsWrite[p]);
+      portBuffer.push_back(b);
     }
     for (size_t k = 0; k < u.onChipReads.size(); ++k)
-      unitExtraPorts[i] += fmt::format(", l_odata({} downto {}) => b{}_rdata", k * 512 + 511, k * 512,
-                                       u.portBuffer.at(u.onChipReads[k]));
+      unitExtraPorts[i] += fmt::format(", l_odata({} downto {}) => m{}_rdata", k * 512 + 511, k * 512,
+                                       ramOf(u.portBuffer.at(u.onChipReads[k])));
   }
   const size_t nPorts = isWrite.size();
   if (external.empty()) throw EmitError("the design writes nothing to the external memory");
@@ -160,19 +225,24 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
     memory.decls += r.decls;
     memory.body += r.body;
   }
-  for (const auto& [b, ports] : onChip) {
-    const Region& r = map.regions.at(static_cast<size_t>(b));
-    const std::string prefix = fmt::format("b{}", b);
+  for (const auto& [ram, ports] : onChip) {
+    const std::string prefix = fmt::format("m{}", ram);
+    std::string names;
+    for (int b : rams.rams.at(static_cast<size_t>(ram)).buffers)
+      names += (names.empty() ? "" : ", ") + map.regions.at(static_cast<size_t>(b)).name;
+    std::vector<int64_t> bases;  // per port, its buffer's region (all from the RAM's first line)
+    for (size_t p : ports) bases.push_back(map.regions.at(static_cast<size_t>(portBuffer[p])).base);
     TopParts t = routePorts(prefix, ports);
     memory.decls += t.decls + fmt::format("  signal {}_rdata : std_logic_vector(LINE_BITS - 1 downto 0);\n", prefix);
     memory.body += t.body;
     memory.body += fmt::format(
-        "  -- on-chip buffer {1}\n"
+        "  -- on-chip buffers {1}\n"
         "  {0} : entity work.ss_line_ram\n"
         "    generic map (N => {2}, LINES => {3}, BASE => {4})\n"
         "    port map (clk => clk, rst => rst, l_req => {0}_req, l_we => \"{5}\", l_addr => {0}_addr, l_wdata => {0}_wdata,\n"
         "              l_be => {0}_be, l_gnt => {0}_gnt, l_rvalid => {0}_rvalid, l_rdata => {0}_rdata);\n",
-        prefix, r.name, ports.size(), r.endLine() - r.firstLine(), detail::intLiteral(r.base), writeFlags(isWrite, ports));
+        prefix, names, ports.size(), rams.rams.at(static_cast<size_t>(ram)).lines, detail::intVector(bases),
+        writeFlags(isWrite, ports));
   }
   const std::string we = writeFlags(isWrite, external);
 
@@ -203,7 +273,9 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- next start. Inputs, weights and outputs move through the Avalon-MM master: 512-bit
 -- words, byte addresses (multiples of 64), single-beat bursts, many reads in flight; the
 -- memory map is in report.json and in the design's C header. Intermediates kept on chip
--- live in RAMs of their own (ss_line_ram) at the same addresses. A unit is finished when
+-- live in RAMs of lines (ss_line_ram), shared by buffers whose lives do not overlap,
+-- at the same addresses; the units' replay
+-- buffers share the replay pool's RAMs (ss_replay_ram). A unit is finished when
 -- its writes are done and the memory has accepted them (the arbiter is idle). A shared
 -- instance is built once; the sequencer connects it to the call that is running.
 library ieee;
@@ -279,8 +351,8 @@ architecture rtl of {0} is
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);
 end architecture;
 )",
-      top, units.size(), nPorts, unitRsts, inst, we, shared.decls, shared.body, memory.decls, memory.body, ext,
-      external.size());
+      top, units.size(), nPorts, unitRsts, inst, we, shared.decls + replay.decls, shared.body + replay.body,
+      memory.decls, memory.body, ext, external.size());
 }
 
 }  // namespace
@@ -309,6 +381,8 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
 
   std::vector<detail::EmittedUnit> units;
   std::vector<std::string> extra(prog.units.size());
+  const lower::ReplayPool pool = lower::planReplayPool(prog);
+  const TopParts replay = replayPoolParts(prog, pool, extra);
   TopParts shared;
   std::vector<VhdlFile> instanceFiles;
   for (size_t k = 0; k < prog.instances.size(); ++k) {
@@ -410,13 +484,15 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
         extra[i] += fmt::format(", ilen{0} => u{1}_ilen{0}", j, i);
       }
     }
+    for (const auto& [key, slot] : pool.slotOf)
+      if (key.first == i) spec.replayPorts[key.second] = fmt::format("r{}", slot);
     units.push_back(detail::emitEntity(d.map, u, spec));
     d.dspLanes += units.back().dspLanes;
     d.linePorts += static_cast<int64_t>(units.back().portIsWrite.size());
     d.files.push_back({units.back().entity + ".vhd", units.back().text});
   }
   for (auto& f : instanceFiles) d.files.push_back(std::move(f));
-  d.files.push_back({d.top + ".vhd", topText(d.top, units, prog, d.map, extra, shared)});
+  d.files.push_back({d.top + ".vhd", topText(d.top, units, prog, d.map, extra, shared, replay)});
   return d;
 }
 

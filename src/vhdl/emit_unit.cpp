@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 
+#include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "vhdl_text.h"
@@ -75,6 +76,13 @@ class UnitWriter {
                            slv(widthOf(unit_.nodes[node].type)));
     for (const auto& [node, name] : spec_.lenInputs) ports += fmt::format(";\n    {} : in natural", name);
     for (const auto& [name, value] : spec_.lenOutputs) ports += fmt::format(";\n    {} : out natural", name);
+    for (const auto& [node, prefix] : spec_.replayPorts) {
+      const lower::ReplayShape shape = lower::replayShape(unit_, unit_.nodes.at(node));
+      ports += fmt::format(
+          ";\n    {0}_we, {0}_re : out std_logic;\n    {0}_waddr, {0}_raddr : out natural range 0 to {1};\n"
+          "    {0}_wdata : out {2};\n    {0}_rdata : in {2}",
+          prefix, shape.words - 1, slv(shape.width));
+    }
     if (spec_.memory) {
       std::string done;
       for (const std::string& d : doneSignals_) done += (done.empty() ? "" : " and ") + d;
@@ -341,14 +349,31 @@ class UnitWriter {
         return;
       }
       case Prim::Repeat: {
-        // a replay buffer of the block inside the new dimension
-        const lower::MType& in = opType(0);
-        int64_t block = 1;
-        for (size_t d = static_cast<size_t>(n.params[1]); d < in.numStreamDims(); ++d) block *= in.dims[d].extent;
+        // a replay buffer of the block inside the new dimension; its RAM is the top's
+        // (a slot of the replay pool, on the entity's ports) or its own
+        const lower::ReplayShape shape = lower::replayShape(unit_, n);
+        const std::string ram = fmt::format("n{}_m", i);
+        auto pooled = spec_.replayPorts.find(static_cast<uint32_t>(i));
+        if (pooled == spec_.replayPorts.end()) {
+          signal(ram + "_we", "std_logic");
+          signal(ram + "_re", "std_logic");
+          signal(ram + "_waddr", fmt::format("natural range 0 to {}", shape.words - 1));
+          signal(ram + "_raddr", fmt::format("natural range 0 to {}", shape.words - 1));
+          signal(ram + "_wdata", slv(shape.width));
+          signal(ram + "_rdata", slv(shape.width));
+          body_ += fmt::format(
+              "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2})\n"
+              "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
+              "              raddr => {0}_raddr, rdata => {0}_rdata);\n",
+              ram, shape.width, shape.words);
+        }
+        const std::string m = pooled == spec_.replayPorts.end() ? ram : pooled->second;
         body_ += fmt::format(
             "  n{0}_repeat : entity work.ss_repeat\n    generic map (W => {1}, WORDS => {2}, N => {3})\n"
-            "    port map (clk => clk, rst => rst, {4},\n              {5});\n",
-            i, widthOf(in), block, n.params[0], inPorts(i, 0, "i"), outPorts(i));
+            "    port map (clk => clk, rst => rst, {4},\n              {5},\n"
+            "              m_we => {6}_we, m_waddr => {6}_waddr, m_wdata => {6}_wdata, m_re => {6}_re,\n"
+            "              m_raddr => {6}_raddr, m_rdata => {6}_rdata);\n",
+            i, shape.width, shape.words / 2, n.params[0], inPorts(i, 0, "i"), outPorts(i), m);
         return;
       }
       case Prim::Broadcast: {

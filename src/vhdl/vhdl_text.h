@@ -48,6 +48,7 @@ struct EntitySpec {
   std::map<uint32_t, std::string> lenInputs;             // ReduceStm node -> its runtime length input
   std::map<uint32_t, int64_t> maxLen;                    // ReduceStm node -> the largest length of any call
   std::vector<std::pair<std::string, int64_t>> lenOutputs;  // output port -> constant length of this call
+  std::map<uint32_t, std::string> replayPorts;           // Repeat node -> port prefix of its RAM (the top's pool)
   bool memory = true;                                    // line ports and done
 };
 

@@ -19,11 +19,13 @@ struct Resources {
   int64_t dsps = 0;       // DSP blocks
   int64_t dspLanes = 0;   // DSP multipliers (lanes of Mul[1]); a block holds one or more
   int64_t onChipBits = 0;
+  int64_t m20kBlocks = 0;  // the M20K blocks of the on-chip RAMs (ramBlocks, lineRamBits)
   int64_t logic = 0;
   Resources& operator+=(const Resources& o) {
     dsps += o.dsps;
     dspLanes += o.dspLanes;
     onChipBits += o.onChipBits;
+    m20kBlocks += o.m20kBlocks;
     logic += o.logic;
     return *this;
   }
@@ -36,11 +38,19 @@ Resources unitResources(const Unit& unit);
 Resources callSiteResources(const Unit& unit);
 /// The datapath nodes of a call (nothing for a plain unit).
 Resources datapathResources(const Unit& unit);
-/// Every unit plus the on-chip buffers; a shared instance's datapath counts once.
+/// Every unit plus the on-chip buffers; a shared instance's datapath counts once, and the
+/// replay buffers outside the datapaths count as the RAMs of their pool (replay_pool.h).
 Resources programResources(const Program& prog);
 
-/// The M20K bits a buffer takes on chip: a RAM of whole 512-bit lines that synthesis
-/// splits into 64 byte-wide RAMs (its byte enables), each M20K 2,048 x 8 bits of one.
+/// The M20K blocks of a RAM of `words` words of `width` bits with one write and one read
+/// port: the fewest of the block's simple dual-port shapes (512 x 40, 1,024 x 20, 2,048 x
+/// 10 bits) side by side and stacked. An upper bound: synthesis may build a small RAM in
+/// logic instead.
+int64_t ramBlocks(int64_t width, int64_t words);
+/// The M20K bits of a line RAM (ss_line_ram) of `lines` lines: synthesis splits the line
+/// into 64 byte-wide RAMs (its byte enables), each M20K 2,048 x 8 bits of one.
+int64_t lineRamBits(int64_t lines);
+/// The M20K bits a buffer takes on chip in a line RAM of its own.
 int64_t onChipBufferBits(const Buffer& b);
 /// The on-chip bits the intermediates may take: half of the device's (units run one at a
 /// time, and each may take the other half for its replay buffers).
@@ -49,8 +59,9 @@ int64_t intermediateBudgetBits(int64_t onChipBudgetBits);
 bool fitsOnChip(const Buffer& b, int64_t usedBits, int64_t onChipBudgetBits);
 
 /// Places intermediate buffers on chip, in schedule order, while their total stays within
-/// intermediateBudgetBits(`onChipBudgetBits`); the rest, and all inputs, weights and
-/// outputs, stay off chip.
+/// intermediateBudgetBits(`onChipBudgetBits`) and, with the M20K blocks of the replay
+/// pool's RAMs, within `onChipBudgetBits`; the rest, and all inputs, weights and outputs,
+/// stay off chip.
 void placeBuffers(Program& prog, int64_t onChipBudgetBits);
 
 }  // namespace skeleshare::lower

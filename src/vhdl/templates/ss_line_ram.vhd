@@ -1,10 +1,11 @@
--- On-chip buffer: an intermediate the lowering keeps on chip (docs/hardware.md, "On-chip
--- buffers"), LINES lines of 512 bits in block RAM, with a line port of its own that the
--- reads and writes of that buffer share.
+-- On-chip buffers: the intermediates the lowering keeps on chip (docs/hardware.md, "On-chip
+-- buffers") whose lives do not overlap, LINES lines of 512 bits in block RAM, with a line
+-- port of its own that the reads and writes of those buffers share. Each buffer starts at
+-- the RAM's first line.
 --
 -- The ports speak the memory arbiter's protocol (ss_mem_arbiter), so ss_read and ss_write
 -- do not know which memory serves them: a port raises l_req with its line's byte address
--- (the buffer's region in the memory map starts at BASE) and, for a write, data and byte
+-- (the region in the memory map of port p's buffer starts at BASE(p)) and, for a write, data and byte
 -- enables; l_gnt is combinational and the request is taken at that clock edge. One request
 -- is taken per cycle, round-robin from the port after the last taken, and there are no
 -- wait states: a write is in the RAM after the edge that takes it, and a read's line comes
@@ -24,7 +25,7 @@ use ieee.numeric_std.all;
 use work.ss_pkg.all;
 
 entity ss_line_ram is
-  generic (N : positive; LINES : positive; BASE : natural);
+  generic (N : positive; LINES : positive; BASE : integer_vector);  -- BASE: one per port
   port (
     clk, rst : in std_logic;
     l_req    : in  std_logic_vector(N - 1 downto 0);
@@ -39,7 +40,6 @@ entity ss_line_ram is
 end entity;
 
 architecture rtl of ss_line_ram is
-  constant FIRST : natural := BASE / LINE_BYTES;
   signal last   : natural range 0 to N - 1 := N - 1;  -- the port taken last
   signal sel    : natural range 0 to N - 1;
   signal sel_ok : boolean;  -- a request is taken at this edge: sel's
@@ -59,7 +59,7 @@ begin
     -- an idle port's address may be anything (a requesting port's is in the region)
     a := 0;
     if l_req(p) = '1' then
-      a := to_integer(unsigned(l_addr(p * 32 + 31 downto p * 32 + 6))) - FIRST;
+      a := to_integer(unsigned(l_addr(p * 32 + 31 downto p * 32 + 6))) - BASE(p) / LINE_BYTES;
     end if;
     line <= a when a >= 0 and a < LINES else 0;
   end process;

@@ -5,11 +5,10 @@
 -- first pass trails the input by a cycle; passes 2 .. N replay the bank, one word per
 -- cycle while the consumer is ready.
 --
--- The buffer is a variable of one process that reads it before it writes it, with a
--- registered, enabled read (the output register is the buffer's own read register): the
--- form synthesis maps to block RAM (M20K) without extra flip-flops beside it. A variable,
--- not a signal, because GHDL keeps every bit of a signal as a signal of its own (full
--- VGG-CIFAR's buffers: more than 18 GB; docs/hardware.md, "Replay buffers").
+-- The buffer's memory is outside: an ss_replay_ram of at least 2 * WORDS words, on the m_*
+-- ports (bank b's word i at b * WORDS + i). Its registered read is the output register.
+-- Keeping the RAM outside lets the units, which run one at a time, share it (the top's
+-- replay pool, docs/hardware.md, "Replay buffers").
 library ieee;
 use ieee.std_logic_1164.all;
 
@@ -26,12 +25,18 @@ entity ss_repeat is
     i_data   : in  std_logic_vector(W - 1 downto 0);
     o_valid  : out std_logic;
     o_ready  : in  std_logic;
-    o_data   : out std_logic_vector(W - 1 downto 0)
+    o_data   : out std_logic_vector(W - 1 downto 0);
+    -- the RAM
+    m_we     : out std_logic;
+    m_waddr  : out natural range 0 to 2 * WORDS - 1;
+    m_wdata  : out std_logic_vector(W - 1 downto 0);
+    m_re     : out std_logic;
+    m_raddr  : out natural range 0 to 2 * WORDS - 1;
+    m_rdata  : in  std_logic_vector(W - 1 downto 0)
   );
 end entity;
 
 architecture rtl of ss_repeat is
-  type ram_t is array (0 to 2 * WORDS - 1) of std_logic_vector(W - 1 downto 0);
   -- the writer: the bank it fills and how far
   signal wbank    : natural range 0 to 1 := 0;
   signal widx     : natural range 0 to WORDS - 1 := 0;
@@ -55,20 +60,13 @@ begin
   avail   <= pass /= 0 or held = 2 or (held = 1 and wbank /= rbank) or (held = 1 and wbank = rbank and ridx < widx);
   issue   <= '1' when (out_v = '0' or o_ready = '1') and avail else '0';
 
-  -- the read comes before the write: a read of the word being written gets the old word,
-  -- as block RAM's does
-  buffer_rw : process (clk)
-    variable ram : ram_t;  -- no initial value: a word is read only after it was written
-  begin
-    if rising_edge(clk) then
-      if issue = '1' then
-        o_data <= ram(rbank * WORDS + ridx);
-      end if;
-      if accept = '1' then
-        ram(wbank * WORDS + widx) := i_data;
-      end if;
-    end if;
-  end process;
+  -- the RAM reads before it writes: a read of the word being written gets the old word
+  m_we    <= accept;
+  m_waddr <= wbank * WORDS + widx;
+  m_wdata <= i_data;
+  m_re    <= issue;
+  m_raddr <= rbank * WORDS + ridx;
+  o_data  <= m_rdata;
 
   control : process (clk)
     variable h : natural range 0 to 3;

@@ -1,0 +1,49 @@
+#pragma once
+// The replay buffers' RAMs, shared between units (docs/hardware.md, "Replay buffers").
+//
+// Units run one at a time (the top's sequencer holds every other unit in reset), so a
+// replay buffer (Repeat) holds data only while its unit runs, and the units' replay
+// buffers can live in the same RAMs. Each RAM is a slot: one word width, as deep as the
+// deepest buffer placed in it. A unit's buffers of one width go to that width's slots,
+// deepest first, so that the k-th deepest buffer of width W of every unit shares slot
+// (W, k). A design's replay memory is then the sum over slots of width x depth, where
+// one RAM per buffer made it the sum over buffers: full VGG-CIFAR's 54.8 Mbit become
+// 9.5 Mbit.
+//
+// A Repeat inside a shared instance's datapath is built once with the instance and keeps
+// a RAM of its own; every other Repeat is pooled.
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "skeleshare/lower/mir.h"
+
+namespace skeleshare::lower {
+
+/// What a Repeat node's replay buffer holds: `words` words (both banks) of `width` bits.
+struct ReplayShape {
+  int64_t width = 0;
+  int64_t words = 0;
+};
+/// The buffer of a Repeat node (two banks of its block, ss_repeat's RAM).
+ReplayShape replayShape(const Unit& unit, const Node& repeat);
+
+struct ReplaySlot {
+  int64_t width = 0;
+  int64_t words = 0;                                 // the deepest buffer placed in it
+  std::vector<std::pair<size_t, uint32_t>> users;    // (unit, Repeat node), in schedule order
+  int64_t bits() const { return width * words; }
+};
+
+struct ReplayPool {
+  std::vector<ReplaySlot> slots;                     // in order of first use
+  std::map<std::pair<size_t, uint32_t>, size_t> slotOf;  // (unit, Repeat node) -> slot
+  int64_t bits() const;
+};
+
+/// The slots of every Repeat outside the shared datapaths, as described above.
+ReplayPool planReplayPool(const Program& prog);
+
+}  // namespace skeleshare::lower

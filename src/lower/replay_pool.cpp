@@ -1,0 +1,52 @@
+#include "skeleshare/lower/replay_pool.h"
+
+#include <algorithm>
+
+namespace skeleshare::lower {
+
+ReplayShape replayShape(const Unit& unit, const Node& repeat) {
+  const MType& in = unit.nodes.at(repeat.operands.at(0)).type;
+  int64_t block = 1;
+  for (size_t d = static_cast<size_t>(repeat.params.at(1)); d < in.numStreamDims(); ++d) block *= in.dims[d].extent;
+  return {in.vectorLanes() * in.bits, 2 * block};
+}
+
+int64_t ReplayPool::bits() const {
+  int64_t b = 0;
+  for (const auto& s : slots) b += s.bits();
+  return b;
+}
+
+ReplayPool planReplayPool(const Program& prog) {
+  ReplayPool pool;
+  std::map<std::pair<int64_t, size_t>, size_t> slotByKey;  // (width, rank within its unit) -> slot
+  for (size_t u = 0; u < prog.units.size(); ++u) {
+    const Unit& unit = prog.units[u];
+    struct Buf {
+      uint32_t node;
+      ReplayShape shape;
+    };
+    std::vector<Buf> bufs;
+    for (size_t i = 0; i < unit.nodes.size(); ++i) {
+      if (unit.nodes[i].prim != Prim::Repeat) continue;
+      if (unit.call && std::binary_search(unit.call->datapath.begin(), unit.call->datapath.end(), static_cast<uint32_t>(i)))
+        continue;
+      bufs.push_back({static_cast<uint32_t>(i), replayShape(unit, unit.nodes[i])});
+    }
+    // deepest first; a stable order for equal depths keeps the plan deterministic
+    std::stable_sort(bufs.begin(), bufs.end(), [](const Buf& a, const Buf& b) { return a.shape.words > b.shape.words; });
+    std::map<int64_t, size_t> rank;  // width -> buffers of that width placed so far
+    for (const Buf& b : bufs) {
+      const std::pair<int64_t, size_t> key{b.shape.width, rank[b.shape.width]++};
+      auto [it, fresh] = slotByKey.try_emplace(key, pool.slots.size());
+      if (fresh) pool.slots.push_back({b.shape.width, 0, {}});
+      ReplaySlot& slot = pool.slots[it->second];
+      slot.words = std::max(slot.words, b.shape.words);
+      slot.users.push_back({u, b.node});
+      pool.slotOf[{u, b.node}] = it->second;
+    }
+  }
+  return pool;
+}
+
+}  // namespace skeleshare::lower
