@@ -426,7 +426,12 @@ AgenParams agenParams(const AddrGen& g) {
   return p;
 }
 
-int64_t perCycle(int64_t lanes, int elementBytes) { return std::min<int64_t>(lanes, kLineBytes / elementBytes); }
+int64_t writePerCycle(int64_t lanes, int elementBytes) { return std::min<int64_t>(lanes, kLineBytes / elementBytes); }
+
+int64_t readPerCycle(int64_t lanes, int elementBytes) {
+  const int64_t line = kLineBytes / elementBytes;
+  return lanes <= line + line / kReadHaloDivisor ? lanes : line;
+}
 
 namespace {
 
@@ -524,13 +529,13 @@ AccessCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk
 
 AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   AgenParams p = agenParams(g);
-  Agen agen(p, perCycle(lanes, elementBytes), elementBytes);
+  Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
   return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes); });
 }
 
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   AgenParams p = agenParams(g);
-  Agen agen(p, perCycle(lanes, elementBytes), elementBytes);
+  Agen agen(p, writePerCycle(lanes, elementBytes), elementBytes);
   return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); });
 }
 

@@ -246,7 +246,7 @@ class UnitWriter {
             "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7})\n"
             "    port map (clk => clk, rst => rst, {8},\n              {9});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
-            lower::perCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i));
+            lower::readPerCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i));
         return;
       }
       case Prim::Write: {
@@ -260,7 +260,7 @@ class UnitWriter {
             "      LANES => {3}, VBITS => {4}, BITS => {5}, BASE => {6}, EBYTES => {7}, PER_CYCLE => {8})\n"
             "    port map (clk => clk, rst => rst, {9},\n              {10}, done => n{0}_done);\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(opType(0)), opType(0).bits, r.bits, intLiteral(r.base), r.bits / 8,
-            lower::perCycle(lanesOf(opType(0)), r.bits / 8), inPorts(i, 0, "i"), port);
+            lower::writePerCycle(lanesOf(opType(0)), r.bits / 8), inPorts(i, 0, "i"), port);
         return;
       }
       case Prim::Const:

@@ -117,6 +117,37 @@ output o = Requant[3](
   EXPECT_EQ(unitLoad(prog, u, counts).busiest, 64 * 2);
 }
 
+TEST(ReadLanes, AWholeRowWithItsHaloIsOneRun) {
+  // The same at ParallelDot[64]: the segment is the whole row and its two pad lanes, 66
+  // lanes, more than a line's 64 elements. A read takes a line and its halo in one run
+  // (readPerCycle), so each row is one run: 64 runs, not 128 (64 lanes, then the 2 pads).
+  Loaded m = loadIrText(R"(
+input image : i8[64][64];
+weight w : i8[3];
+output o = Requant[3](
+  Conv1D_W(
+    Pad[0, 0, 1, 1, 0](@image),
+    @w,
+    \i8[64][3]. \i8[3]. Mv(%1, %0, \i8[64][3]. \i8[64][3]. ParallelDot[64](%1, %0))));
+)");
+  Program prog;
+  expectAgrees(m, 7, &prog);
+  ASSERT_EQ(prog.units.size(), 1u);
+  const Unit& u = prog.units[0];
+  const Node* read = nullptr;
+  for (const Node& n : u.nodes)
+    if (n.prim == Prim::Read && prog.buffers.at(static_cast<size_t>(n.buffer)).name == "image") read = &n;
+  ASSERT_NE(read, nullptr) << printProgram(prog);
+  EXPECT_EQ(read->type.str(), "stm[64][1][1] vec[66] i8") << printProgram(prog);
+  EXPECT_EQ(readPerCycle(66, 1), 66);
+  EXPECT_EQ(readPerCycle(80, 1), 64);  // more than a halo: a line's worth per run
+  AccessCounter counts;
+  const AccessCount c = counts.read(read->addr, 1, 66);
+  EXPECT_EQ(c.runs, 64);
+  EXPECT_EQ(c.lines, 64);  // the pads are fills: only the row's own line
+  EXPECT_EQ(unitLoad(prog, u, counts).busiest, 64);  // the read keeps pace with the datapath's 64 steps
+}
+
 TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {
   // Four 64-lane vectors of a 256-wide line: 768 lanes as one, more than
   // kMaxWidenedReadLanes; the lanes are still read in row segments.

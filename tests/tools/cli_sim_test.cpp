@@ -215,6 +215,35 @@ TEST(CliSim, FullStencilReadsEachRowOnceAndKeepsItsIntermediatesOnChip) {
   EXPECT_GE(gops, 30.0) << j["simulated_cycles"] << " simulated cycles";
 }
 
+// The same at 96 DSP blocks (a quarter of experiment 9's 384): the shared unit takes whole
+// 64-column rows, so a width-wise stage reads 66 lanes, a row and its two pad lanes, in
+// one run (lower::readPerCycle; before, 64 lanes and then the pads: 513 predicted, 491
+// simulated cycles, 40.0 GOPS). The three intermediates need two line RAMs (the first
+// and third stages' buffers never live together, lower/line_rams.h). 4 s of GHDL.
+TEST(CliSim, FullStencilAtAQuarterOfTheBaselineReadsARowAndItsHaloInOneRun) {
+  auto dir = scratchDir();
+  auto r = runTool({"sim", std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/stencil4.dsl", "--dsp-budget", "96", "--seed",
+                    "3", "--json", "-q", "-o", (dir / "out").string()},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "PASS");
+  EXPECT_LE(j["dsp_blocks"].get<int64_t>(), 96);
+  expectPinnedRatio(j, 394.0 / 409, "stencil4 at 96 DSPs");
+  std::string units;
+  for (int u = 0; u < 4; ++u) units += readFile(dir / "out" / "vhdl" / ("stencil4_u" + std::to_string(u) + ".vhd"));
+  EXPECT_NE(units.find("LANES => 66, BITS => 8, BASE => 0, EBYTES => 1, PER_CYCLE => 66"), std::string::npos);
+  const std::string top = readFile(dir / "out" / "vhdl" / "stencil4_top.vhd");
+  size_t rams = 0;
+  for (size_t at = top.find("entity work.ss_line_ram"); at != std::string::npos; at = top.find("entity work.ss_line_ram", at + 1))
+    ++rams;
+  EXPECT_EQ(rams, 2u) << top;
+  auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
+  const double gops = report["macs"].get<double>() * 2 * 0.2 / j["simulated_cycles"].get<double>();
+  EXPECT_GE(gops, 45.0) << j["simulated_cycles"] << " simulated cycles";
+  EXPECT_EQ(report["hardware"]["m20k_blocks"], 129);  // two line RAMs of 64 blocks, one small replay RAM
+}
+
 // Every benchmark's small variant, extracted at two DSP budgets that force different
 // designs, simulated with 25% random memory wait states and compared bit for bit (issue #6,
 // acceptance 1; self-attention is the test above). Extraction takes under a second at the

@@ -38,8 +38,17 @@ struct AgenParams {
 };
 AgenParams agenParams(const AddrGen& g);
 
-/// Elements a Read or Write moves per cycle: a line's worth, at most its lanes.
-int64_t perCycle(int64_t lanes, int elementBytes);
+/// Elements a Write moves per cycle: a line's worth, at most its lanes.
+int64_t writePerCycle(int64_t lanes, int elementBytes);
+/// A read's vector may be a line's worth plus a halo (a 1D window's row segment, which the
+/// read-lanes pass makes of width-wise windows: 64 columns and 2 pad lanes for 3 taps):
+/// up to 1/kReadHaloDivisor of a line more. Its run still stops where an accessed
+/// element leaves the line pair (a masked pad lane does not), so such a row is one run,
+/// not a line's run and a run of its halo.
+inline constexpr int64_t kReadHaloDivisor = 8;
+/// Elements a Read moves per cycle: all its lanes when they are at most a line and its
+/// halo, else a line's worth.
+int64_t readPerCycle(int64_t lanes, int elementBytes);
 
 struct AccessCount {
   int64_t runs = 0;   // cycles of the address generator (one run each)
