@@ -269,6 +269,9 @@ def hardware_columns(report):
         "lowered_dsps": pick(["lowered_dsps"]) if report.get("lowered_dsps") is not None else hw.get("dsps"),
         "estimated_cycles": pick(["estimated_cycles"]),
         "onchip_memory_bits": pick(["onchip_memory_bits"]),
+        # the compiler's count of the design's RAMs in M20K blocks, and the device's
+        "m20k_blocks": pick(["m20k_blocks", "lowered_m20k_blocks"]),
+        "device_m20k_blocks": pick(["device_m20k_blocks"]),
         "synth": None,
     }
     if isinstance(synth, dict):
@@ -361,9 +364,10 @@ def row_record(res, device_dsps):
     # `lower` and `sim` lower the extracted design themselves: their numbers fill the
     # columns that this build's compile report lacks.
     for key, sim_key in (("estimated_cycles", "estimated_cycles"), ("lowered_dsps", "dsp_multipliers"),
-                         ("onchip_memory_bits", None)):
+                         ("onchip_memory_bits", None), ("m20k_blocks", None)):
         if hw[key] is None:
-            hw[key] = lowered.get(key) if lowered.get(key) is not None else sim.get(sim_key)
+            low = lowered.get(key) if lowered.get(key) is not None else lowered.get("lowered_" + key)
+            hw[key] = low if low is not None else sim.get(sim_key)
     rec = {
         "id": exp["id"], "experiment": exp["name"], "program": exp["program"],
         "flags": exp["flags"], "command": res["cmd"], "note": res.get("note"),
@@ -383,6 +387,7 @@ def row_record(res, device_dsps):
                    for s in r.get("shared") or []],
         "lowered_dsps": hw["lowered_dsps"], "estimated_cycles": hw["estimated_cycles"],
         "onchip_memory_bits": hw["onchip_memory_bits"],
+        "m20k_blocks": hw["m20k_blocks"], "device_m20k_blocks": hw["device_m20k_blocks"],
         "synth": hw["synth"]["raw"] if hw["synth"] else None,
         "synth_logic": hw["synth"]["logic"] if hw["synth"] else None,
         "synth_ram": hw["synth"]["ram"] if hw["synth"] else None,
@@ -436,13 +441,16 @@ def markdown(rows, meta):
     out += ["", "## Hardware columns", "",
             "Lowered design and open-source estimates (n/a: not provided by this build or not run; "
             "see table3.json for why). Paper: Logic % of ALMs / RAM % of M20K, measured by Quartus.", "",
-            "| # | lowered DSPs | on-chip memory bits | estimated cycles | simulated cycles | "
+            "| # | lowered DSPs | on-chip memory bits | M20K blocks (compiler) | estimated cycles | simulated cycles | "
             "yosys logic | yosys RAM | yosys DSP | paper Logic / RAM |",
-            "|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
         p = x["paper"]
         plr = f"{p['logic']}% / {p['ram']}%" if "logic" in p else "-"
-        out.append(f"| {x['id']} | {fmt_int(x['lowered_dsps'])} | {fmt_int(x['onchip_memory_bits'])} | "
+        m20k = fmt_int(x["m20k_blocks"])
+        if x["m20k_blocks"] is not None and x["device_m20k_blocks"]:
+            m20k += f" ({100.0 * x['m20k_blocks'] / x['device_m20k_blocks']:.0f}%)"
+        out.append(f"| {x['id']} | {fmt_int(x['lowered_dsps'])} | {fmt_int(x['onchip_memory_bits'])} | {m20k} | "
                    f"{fmt_int(x['estimated_cycles'])} | {fmt_int(x['simulated_cycles'])} | "
                    f"{synth_cell(x['synth_logic'])} | {synth_cell(x['synth_ram'])} | {synth_cell(x['synth_dsp'])} | "
                    f"{plr} |")
