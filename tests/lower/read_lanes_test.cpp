@@ -14,19 +14,20 @@
 namespace skeleshare::lower::test {
 namespace {
 
-/// Requant(Conv1D_H(Pad(image), w)) on a square image of `n` x `n` with ParallelDot[p]
-/// (the unit's matrix is n x 3: a line of n outputs, 3 taps each).
-std::string heightWise(int64_t n, int64_t p) {
+/// Requant(Conv1D_<axis>(Pad(image), w)) on a square image of `n` x `n` with
+/// ParallelDot[p] (the unit's matrix is n x 3: a line of n outputs, 3 taps each), the
+/// image padded by one on the convolved side.
+std::string oneDimensional(char axis, int64_t n, int64_t p) {
   return fmt::format(R"(
 input image : i8[{0}][{0}];
 weight w : i8[3];
 output o = Requant[3](
-  Conv1D_H(
-    Pad[1, 1, 0, 0, 0](@image),
+  Conv1D_{2}(
+    Pad[{3}](@image),
     @w,
     \i8[{0}][3]. \i8[3]. Mv(%1, %0, \i8[{0}][3]. \i8[{0}][3]. ParallelDot[{1}](%1, %0))));
 )",
-                     n, p);
+                     n, p, axis, axis == 'H' ? "1, 1, 0, 0, 0" : "0, 0, 1, 1, 0");
 }
 
 struct Lowered {
@@ -37,8 +38,10 @@ struct Lowered {
   cost::UnitLoad load;
 };
 
-Lowered lowerHeightWise(int64_t n, int64_t p) {
-  Loaded m = loadIrText(heightWise(n, p));
+/// The program lowered (and checked against the skeleton interpreter), its one unit and
+/// the read of the image.
+Lowered lowerOneDimensional(char axis, int64_t n, int64_t p) {
+  Loaded m = loadIrText(oneDimensional(axis, n, p));
   Lowered l;
   expectAgrees(m, 7, &l.prog);
   EXPECT_EQ(l.prog.units.size(), 1u);
@@ -54,6 +57,8 @@ Lowered lowerHeightWise(int64_t n, int64_t p) {
   l.load = unitLoad(l.prog, *l.unit, counts);
   return l;
 }
+
+Lowered lowerHeightWise(int64_t n, int64_t p) { return lowerOneDimensional('H', n, p); }
 
 TEST(ReadLanes, AWindowOfThreeRowsIsReadOneRowSegmentPerRow) {
   // 64 lanes of 64 columns: the window (column, tap) read as (tap, column) is three runs
@@ -87,65 +92,30 @@ TEST(ReadLanes, WidthWiseWindowsAreReadAsTheirRowAndSlid) {
   // Conv1D_W's window (column, tap) addresses column + tap: read lane by lane order it
   // takes a run per tap; read as the 32 + 2 elements of the row segment it takes one, and
   // Slide[3] (wires) spreads them into the 32 windows.
-  Loaded m = loadIrText(R"(
-input image : i8[64][64];
-weight w : i8[3];
-output o = Requant[3](
-  Conv1D_W(
-    Pad[0, 0, 1, 1, 0](@image),
-    @w,
-    \i8[64][3]. \i8[3]. Mv(%1, %0, \i8[64][3]. \i8[64][3]. ParallelDot[32](%1, %0))));
-)");
-  Program prog;
-  expectAgrees(m, 7, &prog);
-  ASSERT_EQ(prog.units.size(), 1u);
-  const Unit& u = prog.units[0];
-  const Node* read = nullptr;
-  size_t at = 0;
-  for (size_t i = 0; i < u.nodes.size(); ++i)
-    if (u.nodes[i].prim == Prim::Read && prog.buffers.at(static_cast<size_t>(u.nodes[i].buffer)).name == "image") {
-      read = &u.nodes[i];
-      at = i;
-    }
-  ASSERT_NE(read, nullptr) << printProgram(prog);
-  EXPECT_EQ(read->type.str(), "stm[64][2][1] vec[34] i8") << printProgram(prog);
-  ASSERT_LT(at + 1, u.nodes.size());
-  EXPECT_EQ(u.nodes[at + 1].prim, Prim::Slide) << printProgram(prog);
+  Lowered l = lowerOneDimensional('W', 64, 32);
+  ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
+  EXPECT_EQ(l.read->type.str(), "stm[64][2][1] vec[34] i8") << printProgram(l.prog);
+  ASSERT_FALSE(l.after.empty());
+  EXPECT_EQ(l.after[0], Prim::Slide) << printProgram(l.prog);
   AccessCounter counts;
-  EXPECT_EQ(counts.read(read->addr, 1, read->type.vectorLanes()).runs, 64 * 2);
-  // the datapath's 128 steps set the pace
-  EXPECT_EQ(unitLoad(prog, u, counts).busiest, 64 * 2);
+  EXPECT_EQ(counts.read(l.read->addr, 1, l.read->type.vectorLanes()).runs, 64 * 2);
+  EXPECT_EQ(l.load.busiest, 64 * 2);  // the datapath's 128 steps set the pace
 }
 
 TEST(ReadLanes, AWholeRowWithItsHaloIsOneRun) {
   // The same at ParallelDot[64]: the segment is the whole row and its two pad lanes, 66
   // lanes, more than a line's 64 elements. A read takes a line and its halo in one run
   // (readPerCycle), so each row is one run: 64 runs, not 128 (64 lanes, then the 2 pads).
-  Loaded m = loadIrText(R"(
-input image : i8[64][64];
-weight w : i8[3];
-output o = Requant[3](
-  Conv1D_W(
-    Pad[0, 0, 1, 1, 0](@image),
-    @w,
-    \i8[64][3]. \i8[3]. Mv(%1, %0, \i8[64][3]. \i8[64][3]. ParallelDot[64](%1, %0))));
-)");
-  Program prog;
-  expectAgrees(m, 7, &prog);
-  ASSERT_EQ(prog.units.size(), 1u);
-  const Unit& u = prog.units[0];
-  const Node* read = nullptr;
-  for (const Node& n : u.nodes)
-    if (n.prim == Prim::Read && prog.buffers.at(static_cast<size_t>(n.buffer)).name == "image") read = &n;
-  ASSERT_NE(read, nullptr) << printProgram(prog);
-  EXPECT_EQ(read->type.str(), "stm[64][1][1] vec[66] i8") << printProgram(prog);
+  Lowered l = lowerOneDimensional('W', 64, 64);
+  ASSERT_NE(l.read, nullptr) << printProgram(l.prog);
+  EXPECT_EQ(l.read->type.str(), "stm[64][1][1] vec[66] i8") << printProgram(l.prog);
   EXPECT_EQ(readPerCycle(66, 1), 66);
   EXPECT_EQ(readPerCycle(80, 1), 64);  // more than a halo: a line's worth per run
   AccessCounter counts;
-  const AccessCount c = counts.read(read->addr, 1, 66);
+  const AccessCount c = counts.read(l.read->addr, 1, 66);
   EXPECT_EQ(c.runs, 64);
   EXPECT_EQ(c.lines, 64);  // the pads are fills: only the row's own line
-  EXPECT_EQ(unitLoad(prog, u, counts).busiest, 64);  // the read keeps pace with the datapath's 64 steps
+  EXPECT_EQ(l.load.busiest, 64);  // the read keeps pace with the datapath's 64 steps
 }
 
 TEST(ReadLanes, AReadIsNotWidenedPastItsLimit) {

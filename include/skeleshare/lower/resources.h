@@ -44,8 +44,9 @@ Resources programResources(const Program& prog);
 
 /// The M20K blocks of a RAM of `words` words of `width` bits with one write and one read
 /// port: the fewest of the block's simple dual-port shapes (512 x 40, 1,024 x 20, 2,048 x
-/// 10 bits) side by side and stacked. An upper bound: synthesis may build a small RAM in
-/// logic instead.
+/// 10 bits) side by side and stacked. An estimate of synthesis: yosys (benchmarks/synth.py
+/// --entity ss_replay_ram) maps 288 x 16,384 bits to these 410 blocks, but 4,608 x 512 bits
+/// to 144 where this counts 117, and builds small RAMs in logic.
 int64_t ramBlocks(int64_t width, int64_t words);
 /// The M20K bits of a line RAM (ss_line_ram) of `lines` lines: synthesis splits the line
 /// into 64 byte-wide RAMs (its byte enables), each M20K 2,048 x 8 bits of one.
