@@ -164,15 +164,16 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
           "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_wdata, {1}_rdata => {1}_rdata",
           u, r);
     }
-    for (const char* port : {"we", "re", "waddr", "raddr", "wdata"}) {
+    // each port of the RAM, and its value while none of the slot's units runs
+    const std::pair<const char*, const char*> ports[] = {
+        {"we", "'0'"}, {"re", "'0'"}, {"waddr", "0"}, {"raddr", "0"}, {"wdata", "(others => '0')"}};
+    for (const auto& [port, idle] : ports) {
       const std::string target = fmt::format("{}_{}", r, port);
       auto source = [&](size_t u) { return fmt::format("u{}_{}", u, target); };
-      if (units.size() == 1) {
+      if (units.size() == 1)
         t.body += fmt::format("  {} <= {};\n", target, source(units[0]));
-        continue;
-      }
-      const std::string idle = port[0] == 'w' && port[1] == 'd' ? "(others => '0')" : port[1] == 'e' ? "'0'" : "0";
-      t.body += muxOverCalls(target, units, source, idle);
+      else
+        t.body += muxOverCalls(target, units, source, idle);
     }
     t.body += fmt::format(
         "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2})\n"
@@ -187,8 +188,8 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
                     const MemoryMap& map, std::vector<std::string> unitExtraPorts, const TopParts& shared,
                     const TopParts& replay) {
   // Every line port, in port order (unit by unit), and the memory that serves it: the
-  // external one through the arbiter, or an on-chip buffer's RAM.
-  // On-chip buffers share RAMs where their lives do not overlap (lower/line_rams.h).
+  // external one through the arbiter, or the RAM of an on-chip buffer, which it shares
+  // with the buffers whose lives do not overlap its own (lower/line_rams.h).
   const lower::LineRamPlan rams = lower::planLineRams(prog);
   auto ramOf = [&](int b) {
     const int r = rams.ramOf.at(static_cast<size_t>(b));
@@ -273,10 +274,10 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- next start. Inputs, weights and outputs move through the Avalon-MM master: 512-bit
 -- words, byte addresses (multiples of 64), single-beat bursts, many reads in flight; the
 -- memory map is in report.json and in the design's C header. Intermediates kept on chip
--- live in RAMs of lines (ss_line_ram), shared by buffers whose lives do not overlap,
--- at the same addresses; the units' replay
--- buffers share the replay pool's RAMs (ss_replay_ram). A unit is finished when
--- its writes are done and the memory has accepted them (the arbiter is idle). A shared
+-- live in RAMs of lines (ss_line_ram) at the same addresses, one RAM for the buffers
+-- whose lives do not overlap; the units' replay buffers share the replay pool's RAMs
+-- (ss_replay_ram). A unit is finished when its writes are done and the memory has
+-- accepted them (the arbiter is idle). A shared
 -- instance is built once; the sequencer connects it to the call that is running.
 library ieee;
 use ieee.std_logic_1164.all;
