@@ -9,7 +9,29 @@
 namespace skeleshare::lower {
 
 namespace {
+
 constexpr int64_t kM20kBits = 20480;  // an M20K block: 20 Kbit
+
+/// The replay pool's RAMs (replay_pool.h), in bits and M20K blocks.
+Resources replayPoolResources(const ReplayPool& pool) {
+  Resources r;
+  for (const ReplaySlot& slot : pool.slots) {
+    r.onChipBits += slot.bits();
+    r.m20kBlocks += ramBlocks(slot.width, slot.words);
+  }
+  return r;
+}
+
+/// The on-chip buffers' line RAMs (line_rams.h), in bits and M20K blocks.
+Resources lineRamResources(const LineRamPlan& plan) {
+  Resources r;
+  for (const LineRam& ram : plan.rams) {
+    r.onChipBits += lineRamBits(ram.lines);
+    r.m20kBlocks += lineRamBits(ram.lines) / kM20kBits;
+  }
+  return r;
+}
+
 }  // namespace
 
 Resources nodeResources(const Unit& unit, const Node& n) {
@@ -111,8 +133,7 @@ Resources programResources(const Program& prog) {
   // The replay buffers outside the datapaths are the pool's RAMs (replay_pool.h): its
   // slots count, not every buffer.
   const ReplayPool pool = planReplayPool(prog);
-  r.onChipBits += pool.bits();
-  for (const ReplaySlot& slot : pool.slots) r.m20kBlocks += ramBlocks(slot.width, slot.words);
+  r += replayPoolResources(pool);
   std::vector<Resources> instance(prog.instances.size());
   for (size_t k = 0; k < prog.units.size(); ++k) {
     const Unit& u = prog.units[k];
@@ -134,11 +155,7 @@ Resources programResources(const Program& prog) {
     }
   }
   for (const auto& i : instance) r += i;
-  // on-chip buffers: the RAMs they share (line_rams.h)
-  for (const LineRam& ram : planLineRams(prog).rams) {
-    r.onChipBits += lineRamBits(ram.lines);
-    r.m20kBlocks += lineRamBits(ram.lines) / kM20kBits;
-  }
+  r += lineRamResources(planLineRams(prog));  // on-chip buffers: the RAMs they share
   return r;
 }
 
@@ -170,16 +187,14 @@ void placeBuffers(Program& prog, int64_t onChipBudgetBits) {
   // The replay pool's RAMs take their blocks of the device too: the intermediates get
   // their half, and no more than the pool leaves (TinyYolo v2's window slot alone takes
   // 1,248 of the GX1150's 2,713 blocks).
-  int64_t replayBits = 0;
-  for (const ReplaySlot& slot : planReplayPool(prog).slots) replayBits += ramBlocks(slot.width, slot.words) * kM20kBits;
+  const int64_t replayBits = replayPoolResources(planReplayPool(prog)).m20kBlocks * kM20kBits;
   // In schedule order, each intermediate is tried on chip: it stays there when the RAMs of
   // all placed buffers (sharing them where their lives allow, line_rams.h) still fit.
   for (auto& b : prog.buffers) b.memory = Memory::OffChip;
   for (auto& b : prog.buffers) {
     if (b.role != Role::Intermediate) continue;
     b.memory = Memory::OnChip;
-    int64_t used = 0;
-    for (const LineRam& ram : planLineRams(prog).rams) used += lineRamBits(ram.lines);
+    const int64_t used = lineRamResources(planLineRams(prog)).onChipBits;
     if (used > intermediateBudgetBits(onChipBudgetBits) || replayBits + used > onChipBudgetBits) b.memory = Memory::OffChip;
   }
 }
