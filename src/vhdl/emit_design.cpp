@@ -80,6 +80,20 @@ CallPorts callPorts(const lower::Unit& u) {
   return c;
 }
 
+/// The replay-pool RAM whose read data is node n's data in unit u (n a pooled Repeat, or a
+/// split or join of one): its read-data signal in the top, or empty.
+std::string poolDataOf(const lower::ReplayPool& pool, const lower::Unit& unit, size_t u, uint32_t n) {
+  for (;;) {
+    const lower::Node& node = unit.nodes.at(n);
+    const Prim p = node.prim;
+    if (p != Prim::SplitStm && p != Prim::JoinStm && p != Prim::SplitVec && p != Prim::JoinVec) break;
+    n = node.operands.at(0);
+  }
+  if (unit.nodes[n].prim != Prim::Repeat) return {};
+  auto it = pool.slotOf.find({u, n});
+  return it == pool.slotOf.end() ? std::string() : fmt::format("r{}_rdata", it->second);
+}
+
 std::string orWhen(const std::vector<size_t>& units) {
   std::string s;
   for (size_t u : units) s += (s.empty() ? "" : " or ") + fmt::format("current = {}", u);
@@ -159,10 +173,25 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
           "  signal u{0}_{1}_we, u{0}_{1}_re : std_logic;\n  signal u{0}_{1}_waddr, u{0}_{1}_raddr : natural range 0 to {3};\n"
           "  signal u{0}_{1}_wdata : std_logic_vector({2} downto 0);\n",
           u, r, slot.width - 1, words - 1);
+      // The read data goes to every unit of the slot. A simulator gives it to the running
+      // unit only: the others are held in reset and the top selects the running unit's
+      // streams, but their wiring (a Broadcast of the replayed vector) would follow every
+      // read, in every unit, a copy of the whole word each.
+      std::string rdata = r + "_rdata";
+      if (units.size() > 1) {
+        rdata = fmt::format("u{}_{}_rdata", u, r);
+        t.decls += fmt::format("  signal {} : std_logic_vector({} downto 0);\n", rdata, slot.width - 1);
+        t.body += fmt::format(
+            "  {0}_sim : if SIMULATING generate\n"
+            "    process ({1}_rdata, current)\n    begin\n      if current = {2} then\n        {0} <= {1}_rdata;\n"
+            "      end if;\n    end process;\n"
+            "  else generate\n    {0} <= {1}_rdata;\n  end generate;\n",
+            rdata, r, u);
+      }
       unitExtraPorts[u] += fmt::format(
           ",\n              {1}_we => u{0}_{1}_we, {1}_re => u{0}_{1}_re, {1}_waddr => u{0}_{1}_waddr, "
-          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_wdata, {1}_rdata => {1}_rdata",
-          u, r);
+          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_wdata, {1}_rdata => {2}",
+          u, r, rdata);
     }
     // each port of the RAM, and its value while none of the slot's units runs
     const std::pair<const char*, const char*> ports[] = {
@@ -384,6 +413,11 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
   std::vector<std::string> extra(prog.units.size());
   const lower::ReplayPool pool = lower::planReplayPool(prog);
   const TopParts replay = replayPoolParts(prog, pool, extra);
+  // per call unit and instance port: the pool RAM read data that carries it, or empty
+  std::vector<std::vector<std::string>> poolData(prog.units.size());
+  for (size_t i = 0; i < prog.units.size(); ++i)
+    if (prog.units[i].call)
+      for (uint32_t n : ports.at(i).ports) poolData[i].push_back(poolDataOf(pool, prog.units[i], i, n));
   TopParts shared;
   std::vector<VhdlFile> instanceFiles;
   for (size_t k = 0; k < prog.instances.size(); ++k) {
@@ -426,29 +460,48 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
     shared.decls += fmt::format("  signal {}_rst : std_logic;\n", ik);
     shared.body += fmt::format("  -- shared instance {}: {}\n  {}_rst <= '1' when rst = '1' or not (busy and ({})) else '0';\n",
                                k, prog.instances[k].name, ik, orWhen(cs));
-    auto stream = [&](const std::string& name, int64_t width) {
-      shared.decls += fmt::format("  signal {0}_valid, {0}_ready : std_logic;\n  signal {0}_data : std_logic_vector({1} downto 0);\n",
-                                  name, width - 1);
+    auto handshake = [&](const std::string& name) {
+      shared.decls += fmt::format("  signal {0}_valid, {0}_ready : std_logic;\n", name);
+    };
+    auto data = [&](const std::string& name, int64_t width) {
+      shared.decls += fmt::format("  signal {}_data : std_logic_vector({} downto 0);\n", name, width - 1);
     };
     for (size_t p = 0; p < fp.ports.size(); ++p) {
       std::string sig = fmt::format("{}_p{}", ik, p);
       int64_t w = first.nodes[fp.ports[p]].type.vectorLanes() * first.nodes[fp.ports[p]].type.bits;
-      stream(sig, w);
-      for (size_t u : cs) stream(fmt::format("u{}_ip{}", u, p), w);
+      // An operand that a pool RAM's read data carries comes from the RAM, not through the
+      // call's port; when every call's does, the instance reads the RAM directly.
+      auto dataOf = [&](size_t u) {
+        const auto& pd = poolData.at(u);
+        return pd[p].empty() ? fmt::format("u{}_ip{}_data", u, p) : pd[p];
+      };
+      bool oneSource = true;
+      for (size_t u : cs) oneSource = oneSource && dataOf(u) == dataOf(cs[0]);
+      handshake(sig);
+      for (size_t u : cs) {
+        handshake(fmt::format("u{}_ip{}", u, p));
+        if (poolData.at(u)[p].empty()) data(fmt::format("u{}_ip{}", u, p), w);
+      }
       shared.body += muxOverCalls(sig + "_valid", cs, [&](size_t u) { return fmt::format("u{}_ip{}_valid", u, p); }, "'0'");
-      shared.body += muxOverCalls(sig + "_data", cs, [&](size_t u) { return fmt::format("u{}_ip{}_data", u, p); }, "(others => '0')");
+      std::string operand = dataOf(cs[0]);
+      if (!oneSource) {
+        data(sig, w);
+        shared.body += muxOverCalls(sig + "_data", cs, dataOf, "(others => '0')");
+        operand = sig + "_data";
+      }
       for (size_t u : cs)
         shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when current = {0} else '0';\n", u, p, sig);
-      map += fmt::format(", p{0}_valid => {1}_valid, p{0}_ready => {1}_ready, p{0}_data => {1}_data", p, sig);
+      map += fmt::format(", p{0}_valid => {1}_valid, p{0}_ready => {1}_ready, p{0}_data => {2}", p, sig, operand);
     }
     {
+      // every call reads the result's data straight from the instance
       std::string sig = ik + "_r";
       int64_t w = first.nodes[fp.result].type.vectorLanes() * first.nodes[fp.result].type.bits;
-      stream(sig, w);
+      handshake(sig);
+      data(sig, w);
       for (size_t u : cs) {
-        stream(fmt::format("u{}_ir", u), w);
-        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when current = {0} else '0';\n  u{0}_ir_data <= {1}_data;\n",
-                                   u, sig);
+        handshake(fmt::format("u{}_ir", u));
+        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when current = {0} else '0';\n", u, sig);
       }
       shared.body += muxOverCalls(sig + "_ready", cs, [&](size_t u) { return fmt::format("u{}_ir_ready", u); }, "'0'");
       map += fmt::format(", r_valid => {0}_valid, r_ready => {0}_ready, r_data => {0}_data", sig);
@@ -476,10 +529,14 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
       spec.sources[cp.result] = "ir";
       for (size_t p = 0; p < cp.ports.size(); ++p) {
         spec.sinks.push_back({cp.ports[p], fmt::format("ip{}", p)});
-        extra[i] += fmt::format(",\n              ip{0}_valid => u{1}_ip{0}_valid, ip{0}_ready => u{1}_ip{0}_ready, ip{0}_data => u{1}_ip{0}_data",
-                                p, i);
+        extra[i] += fmt::format(",\n              ip{0}_valid => u{1}_ip{0}_valid, ip{0}_ready => u{1}_ip{0}_ready", p, i);
+        if (poolData[i][p].empty())
+          extra[i] += fmt::format(", ip{0}_data => u{1}_ip{0}_data", p, i);
+        else
+          spec.sinksFromPool.insert(cp.ports[p]);
       }
-      extra[i] += fmt::format(",\n              ir_valid => u{0}_ir_valid, ir_ready => u{0}_ir_ready, ir_data => u{0}_ir_data", i);
+      extra[i] += fmt::format(",\n              ir_valid => u{0}_ir_valid, ir_ready => u{0}_ir_ready, ir_data => i{1}_r_data", i,
+                              u.call->instance);
       for (size_t j = 0; j < cp.lengths.size(); ++j) {
         spec.lenOutputs.push_back({fmt::format("ilen{}", j), cp.lengths[j].second});
         extra[i] += fmt::format(", ilen{0} => u{1}_ilen{0}", j, i);

@@ -71,9 +71,11 @@ class UnitWriter {
     for (const auto& [node, prefix] : spec_.sources)
       ports += fmt::format(";\n    {0}_valid : in std_logic;\n    {0}_ready : out std_logic;\n    {0}_data : in {1}", prefix,
                            slv(widthOf(unit_.nodes[node].type)));
-    for (const auto& [node, prefix] : spec_.sinks)
-      ports += fmt::format(";\n    {0}_valid : out std_logic;\n    {0}_ready : in std_logic;\n    {0}_data : out {1}", prefix,
-                           slv(widthOf(unit_.nodes[node].type)));
+    for (const auto& [node, prefix] : spec_.sinks) {
+      ports += fmt::format(";\n    {0}_valid : out std_logic;\n    {0}_ready : in std_logic", prefix);
+      if (!spec_.sinksFromPool.count(node))
+        ports += fmt::format(";\n    {}_data : out {}", prefix, slv(widthOf(unit_.nodes[node].type)));
+    }
     for (const auto& [node, name] : spec_.lenInputs) ports += fmt::format(";\n    {} : in natural", name);
     for (const auto& [name, value] : spec_.lenOutputs) ports += fmt::format(";\n    {} : out natural", name);
     for (const auto& [node, prefix] : spec_.replayPorts) {
@@ -125,12 +127,15 @@ class UnitWriter {
   void alias(const std::string& name, const std::string& type, const std::string& target) {
     decls_ += fmt::format("  alias {} : {} is {};\n", name, type, target);
   }
-  /// Declares the three signals of a stream, or aliases of another stream's.
-  void stream(const std::string& name, int64_t width, const Endpoint* aliasOf = nullptr) {
+  /// Declares the three signals of a stream, or aliases of another stream's; `dataOf`
+  /// makes the data alone an alias (a replay buffer's RAM read data).
+  void stream(const std::string& name, int64_t width, const Endpoint* aliasOf = nullptr,
+              const std::string* dataOf = nullptr) {
     const std::string types[3] = {"std_logic", "std_logic", slv(width)};
     const char* parts[3] = {"_valid", "_ready", "_data"};
     for (int k = 0; k < 3; ++k) {
       if (aliasOf) alias(name + parts[k], types[k], k == 0 ? aliasOf->valid : k == 1 ? aliasOf->ready : aliasOf->data);
+      else if (k == 2 && dataOf) alias(name + parts[k], types[k], *dataOf);
       else signal(name + parts[k], types[k]);
     }
   }
@@ -146,7 +151,11 @@ class UnitWriter {
   /// the stream it reads, or its fork's output, directly, and n<i> is an alias of its port
   /// when it only passes through one: no signal copies another. (A simulator updates every
   /// bit of a copied vector whenever it changes, GHDL one signal per bit; the 16,384-bit
-  /// copies were a fifth of full VGG-CIFAR's simulation time.)
+  /// copies were a fifth of full VGG-CIFAR's simulation time.) For the same reason a fork
+  /// passes only the handshakes (its consumers read its input's data), a replay buffer's
+  /// data is its RAM's read data, and a sink fed by a pool RAM has no data port.
+  /// (Every unit of a replay-pool slot sees the RAM's read data change, running or not:
+  /// two copies of it in each of full VGG-CIFAR's units were half its simulation time.)
   void collectUses() {
     struct Use {
       size_t j = 0, p = 0;
@@ -158,11 +167,25 @@ class UnitWriter {
       for (size_t p = 0; p < unit_.nodes[j].operands.size(); ++p) uses[unit_.nodes[j].operands[p]].push_back({j, p, nullptr});
     }
     for (const auto& [node, prefix] : spec_.sinks) uses[node].push_back({0, 0, &prefix});
+    // A product that only adders consume (a dot's ReduceVec or ReduceStm, which sign-extend
+    // their lanes) travels as its exact width, not as the i32 of its type.
+    for (size_t i = 0; i < unit_.nodes.size(); ++i) {
+      const Node& n = unit_.nodes[i];
+      const auto& us = uses[static_cast<uint32_t>(i)];
+      bool narrow = spec_.emit[i] && n.prim == Prim::Mul && !us.empty();
+      for (const Use& use : us) {
+        const Node* c = use.sink ? nullptr : &unit_.nodes[use.j];
+        narrow = narrow && c && (c->prim == Prim::ReduceVec || c->prim == Prim::ReduceStm) && c->params[0] == 0;
+      }
+      if (!narrow) continue;
+      const int exact = unit_.nodes[n.operands.at(0)].type.bits + unit_.nodes[n.operands.at(1)].type.bits;
+      if (exact < n.type.bits) narrowBits_[i] = exact;
+    }
     for (size_t i = 0; i < unit_.nodes.size(); ++i) {
       const Node& n = unit_.nodes[i];
       auto source = spec_.sources.find(static_cast<uint32_t>(i));
       if (n.prim == Prim::Write || (!spec_.emit[i] && source == spec_.sources.end())) continue;
-      const int64_t w = widthOf(n.type);
+      const int64_t w = lanesOf(n.type) * bitsOf(i);
       const std::string src = fmt::format("n{}", i);
       const auto& us = uses[static_cast<uint32_t>(i)];
       // a split or join is its operand's stream under another name (an operand is an
@@ -170,9 +193,21 @@ class UnitWriter {
       std::optional<Endpoint> origin;
       if (source != spec_.sources.end()) origin = portStream(source->second);
       else if (spec_.emit[i] && passesThrough(n.prim)) origin = endpoints_.at({i, 0});
+      // a pooled replay buffer's data is the pool RAM's read data, on the entity's port
+      std::optional<std::string> poolData;
+      if (auto pooled = spec_.replayPorts.find(static_cast<uint32_t>(i));
+          spec_.emit[i] && n.prim == Prim::Repeat && pooled != spec_.replayPorts.end())
+        poolData = pooled->second + "_rdata";
+      const bool fromPool = spec_.sinksFromPool.count(static_cast<uint32_t>(i)) != 0;
       const bool onlyToSink = !origin && us.size() == 1 && us[0].sink;
-      if (onlyToSink) origin = portStream(*us[0].sink);
-      stream(src, w, origin ? &*origin : nullptr);
+      if (onlyToSink) {
+        origin = portStream(*us[0].sink);
+        if (poolData) {
+          if (!fromPool) throw EmitError(fmt::format("unit '{}': replay buffer %{} leaves on a data port", unit_.name, i));
+          origin->data = *poolData;
+        }
+      }
+      stream(src, w, origin ? &*origin : nullptr, poolData ? &*poolData : nullptr);
       if (onlyToSink) continue;
       if (us.empty()) {
         body_ += fmt::format("  {}_ready <= '1';  -- unused value\n", src);
@@ -182,26 +217,30 @@ class UnitWriter {
       if (k > 1) {
         signal(src + "_fv", slv(static_cast<int64_t>(k)));
         signal(src + "_fr", slv(static_cast<int64_t>(k)));
-        signal(src + "_fd", slv(w));
         body_ += fmt::format(
-            "  {0}_fork : entity work.ss_fork\n    generic map (N => {1}, W => {2})\n"
-            "    port map (clk => clk, rst => rst, i_valid => {0}_valid, i_ready => {0}_ready, i_data => {0}_data,\n"
-            "              o_valid => {0}_fv, o_ready => {0}_fr, o_data => {0}_fd);\n",
-            src, k, w);
+            "  {0}_fork : entity work.ss_fork\n    generic map (N => {1})\n"
+            "    port map (clk => clk, rst => rst, i_valid => {0}_valid, i_ready => {0}_ready,\n"
+            "              o_valid => {0}_fv, o_ready => {0}_fr);\n",
+            src, k);
       }
       for (size_t u = 0; u < k; ++u) {
         Endpoint e = k == 1 ? Endpoint{src + "_valid", src + "_ready", src + "_data"}
-                            : Endpoint{fmt::format("{}_fv({})", src, u), fmt::format("{}_fr({})", src, u), src + "_fd"};
-        if (us[u].sink)  // a port another value also uses, or a source passed straight out
-          body_ += fmt::format("  {0}_valid <= {1};\n  {0}_data <= {2};\n  {3} <= {0}_ready;\n", *us[u].sink, e.valid,
-                               e.data, e.ready);
-        else
+                            : Endpoint{fmt::format("{}_fv({})", src, u), fmt::format("{}_fr({})", src, u), src + "_data"};
+        if (us[u].sink) {  // a port another value also uses, or a source passed straight out
+          body_ += fmt::format("  {0}_valid <= {1};\n  {2} <= {0}_ready;\n", *us[u].sink, e.valid, e.ready);
+          if (!fromPool) body_ += fmt::format("  {}_data <= {};\n", *us[u].sink, e.data);
+        } else
           endpoints_[{us[u].j, us[u].p}] = std::move(e);
       }
     }
   }
 
   const Endpoint& operand(size_t j, size_t p) { return endpoints_.at({j, p}); }
+  /// The bits of node i's lanes on its stream (its type's, or a product's exact width).
+  int bitsOf(size_t i) const {
+    auto it = narrowBits_.find(i);
+    return it == narrowBits_.end() ? unit_.nodes[i].type.bits : it->second;
+  }
 
   std::string inPorts(size_t j, size_t p, const char* prefix) {
     const Endpoint& e = operand(j, p);
@@ -272,10 +311,10 @@ class UnitWriter {
         bool dsp = n.params[0] == 1;
         if (dsp) out_.dspLanes += lanesOf(n.type);
         body_ += fmt::format(
-            "  n{0}_mul : entity work.ss_mul\n    generic map (LANES => {1}, A_BITS => {2}, B_BITS => {3}, DSP => {4})\n"
+            "  n{0}_mul : entity work.ss_mul\n    generic map (LANES => {1}, A_BITS => {2}, B_BITS => {3}, DSP => {4}, O_BITS => {8})\n"
             "    port map (clk => clk, rst => rst, {5},\n              {6},\n              {7});\n",
             i, lanesOf(n.type), opType(0).bits, opType(1).bits, dsp ? "true" : "false", inPorts(i, 0, "a"),
-            inPorts(i, 1, "b"), outPorts(i));
+            inPorts(i, 1, "b"), outPorts(i), bitsOf(i));
         return;
       }
       case Prim::Add:
@@ -316,7 +355,7 @@ class UnitWriter {
             "    generic map (KIND => \"{2}\", {3} => {4}, N => {5}, I_BITS => {6}, O_BITS => {7})\n"
             "    port map (clk => clk, rst => rst, {8},\n              {9}{10});\n",
             i, vec ? "ss_reduce_vec" : "ss_reduce_stm", kind, vec ? "LANES_OUT" : "LANES", lanesOf(n.type), extent,
-            opType(0).bits, n.type.bits, inPorts(i, 0, "i"), outPorts(i), lenPort);
+            bitsOf(n.operands[0]), n.type.bits, inPorts(i, 0, "i"), outPorts(i), lenPort);
         return;
       }
       case Prim::StmToVec:
@@ -354,26 +393,27 @@ class UnitWriter {
         const lower::ReplayShape shape = lower::replayShape(unit_, n);
         const std::string ram = fmt::format("n{}_m", i);
         auto pooled = spec_.replayPorts.find(static_cast<uint32_t>(i));
+        // The buffer's output data is the RAM's read data (collectUses: the pool's port; an
+        // own RAM reads straight into the stream's data).
         if (pooled == spec_.replayPorts.end()) {
           signal(ram + "_we", "std_logic");
           signal(ram + "_re", "std_logic");
           signal(ram + "_waddr", fmt::format("natural range 0 to {}", shape.words - 1));
           signal(ram + "_raddr", fmt::format("natural range 0 to {}", shape.words - 1));
           signal(ram + "_wdata", slv(shape.width));
-          signal(ram + "_rdata", slv(shape.width));
           body_ += fmt::format(
               "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2})\n"
               "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
-              "              raddr => {0}_raddr, rdata => {0}_rdata);\n",
-              ram, shape.width, shape.words);
+              "              raddr => {0}_raddr, rdata => n{3}_data);\n",
+              ram, shape.width, shape.words, i);
         }
         const std::string m = pooled == spec_.replayPorts.end() ? ram : pooled->second;
         body_ += fmt::format(
             "  n{0}_repeat : entity work.ss_repeat\n    generic map (W => {1}, WORDS => {2}, N => {3})\n"
-            "    port map (clk => clk, rst => rst, {4},\n              {5},\n"
-            "              m_we => {6}_we, m_waddr => {6}_waddr, m_wdata => {6}_wdata, m_re => {6}_re,\n"
-            "              m_raddr => {6}_raddr, m_rdata => {6}_rdata);\n",
-            i, shape.width, shape.words / 2, n.params[0], inPorts(i, 0, "i"), outPorts(i), m);
+            "    port map (clk => clk, rst => rst, {4},\n              o_valid => n{0}_valid, o_ready => n{0}_ready,\n"
+            "              m_we => {5}_we, m_waddr => {5}_waddr, m_wdata => {5}_wdata, m_re => {5}_re,\n"
+            "              m_raddr => {5}_raddr);\n",
+            i, shape.width, shape.words / 2, n.params[0], inPorts(i, 0, "i"), m);
         return;
       }
       case Prim::Broadcast: {
@@ -446,6 +486,7 @@ class UnitWriter {
   EmittedUnit out_;
   std::string decls_, body_;
   std::map<std::pair<size_t, size_t>, Endpoint> endpoints_;
+  std::map<size_t, int> narrowBits_;  // Mul node -> the exact width of its products (collectUses)
   std::vector<std::string> doneSignals_;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
@@ -49,6 +50,9 @@ struct EntitySpec {
   std::map<uint32_t, int64_t> maxLen;                    // ReduceStm node -> the largest length of any call
   std::vector<std::pair<std::string, int64_t>> lenOutputs;  // output port -> constant length of this call
   std::map<uint32_t, std::string> replayPorts;           // Repeat node -> port prefix of its RAM (the top's pool)
+  /// Sinks whose data is the read data of a replay-pool RAM (through splits and joins):
+  /// their ports carry valid and ready only, and the top takes the data from the RAM.
+  std::set<uint32_t> sinksFromPool;
   bool memory = true;                                    // line ports and done
 };
 

@@ -75,5 +75,87 @@ TEST(SharedInstance, TwoCallsShareOneDatapath) {
   }
 }
 
+/// out = a * w^T as addCall, but w is read once ([chunks][4][8]) and replayed for every row
+/// by a Repeat of the call site: a replay buffer in the top's pool.
+void addReplayingCall(Program& prog, int in, int w, int out, int64_t rows, int64_t chunks) {
+  Unit u;
+  u.name = fmt::format("call{}", prog.units.size());
+  u.call = Call{0, {}};
+  UnitBuilder b(prog, u);
+  std::vector<Counter> ctr{{rows, DimKind::Stream}, {chunks, DimKind::Stream}, {4, DimKind::Vector}, {8, DimKind::Vector}};
+  AddrGen ga = AddrGen::identity({rows, chunks * 8});
+  ga.regroup(ctr, {Affine{0, {1, 0, 0, 0}}, Affine{0, {0, 8, 0, 1}}});
+  std::vector<Counter> wctr{{chunks, DimKind::Stream}, {4, DimKind::Vector}, {8, DimKind::Vector}};
+  AddrGen gw = AddrGen::identity({4, chunks * 8});
+  gw.regroup(wctr, {Affine{0, {0, 1, 0}}, Affine{0, {8, 0, 1}}});
+  uint32_t ra = b.read(in, ga);
+  uint32_t rw = b.op(Prim::Repeat, {b.read(w, gw)}, {rows, 0});
+  uint32_t m = b.op(Prim::Mul, {ra, rw}, {1});
+  uint32_t t = b.op(Prim::ReduceVec, {m}, {0});
+  uint32_t acc = b.op(Prim::ReduceStm, {t}, {0});
+  u.call->datapath = {m, t, acc};
+  AddrGen go = AddrGen::identity({rows, 4});
+  go.counters[1].kind = DimKind::Vector;
+  b.write(out, go, acc);
+  prog.units.push_back(std::move(u));
+}
+
+const std::string& fileText(const EmittedDesign& d, const std::string& name) {
+  for (const auto& f : d.files)
+    if (f.name == name) return f.text;
+  ADD_FAILURE() << "no file " << name;
+  static const std::string none;
+  return none;
+}
+
+// The replayed weights of both calls share a pool RAM. Its read data changes on every
+// replayed word, and each of its units used to copy it twice (out of ss_repeat, out to the
+// instance's port), running or not: half of full VGG-CIFAR's GHDL time. Now the instance
+// reads the RAM itself, a simulator hands the read data to the running unit only, and the
+// products travel at their exact 16 bits, not as i32. Still bit-exact.
+TEST(SharedInstance, PooledOperandsAreReadFromThePoolNotCopiedByEveryCall) {
+  Program prog;
+  prog.buffers.push_back({"a", 8, {3, 16}, Memory::OffChip, Role::Input});
+  prog.buffers.push_back({"b", 8, {5, 16}, Memory::OffChip, Role::Input});
+  prog.buffers.push_back({"wa", 8, {4, 16}, Memory::OffChip, Role::Weight});
+  prog.buffers.push_back({"wb", 8, {4, 16}, Memory::OffChip, Role::Weight});
+  prog.buffers.push_back({"oa", 32, {3, 4}, Memory::OffChip, Role::Output});
+  prog.buffers.push_back({"ob", 32, {5, 4}, Memory::OffChip, Role::Output});
+  prog.instances.push_back({"let1", "dot 4 x 8"});
+  addReplayingCall(prog, 0, 2, 4, 3, 2);
+  addReplayingCall(prog, 1, 3, 5, 5, 2);
+  auto problems = verify(prog);
+  ASSERT_TRUE(problems.empty()) << problems.front();
+
+  std::map<std::string, Tensor> inputs;
+  for (const char* name : {"a", "b", "wa", "wb"}) {
+    const auto& buf = prog.buffers[static_cast<size_t>(prog.findBuffer(name))];
+    Tensor t(8, buf.shape);
+    for (size_t i = 0; i < t.size(); ++i) t.setWrapped(i, static_cast<int64_t>((i * 53 + buf.name.size() * 7) % 255) - 127);
+    inputs[name] = t;
+  }
+  auto want = run(prog, inputs);
+  for (uint64_t seed : {1, 2}) {
+    Simulated s = emitAndSimulate(prog, inputs, "t_pooled", seed, 200000);
+    ASSERT_TRUE(s.sim.ok) << s.sim.error << "\n" << s.sim.log;
+    auto bad = firstMismatch(want, s.sim.outputs);
+    EXPECT_FALSE(bad.has_value()) << "seed " << seed << ": " << bad->describe();
+    const std::string& top = fileText(s.design, "t_pooled_top.vhd");
+    for (int u : {0, 1}) {
+      // the call's port to the instance carries the handshake of the weights only
+      const std::string& unit = fileText(s.design, fmt::format("t_pooled_u{}.vhd", u));
+      EXPECT_NE(unit.find("ip1_valid"), std::string::npos);
+      EXPECT_EQ(unit.find("ip1_data"), std::string::npos) << unit;
+      EXPECT_NE(unit.find("ip0_data"), std::string::npos);  // the rows: not replayed
+      // a simulator gives the pool's read data to the running unit only
+      EXPECT_NE(top.find(fmt::format("u{}_r0_rdata_sim : if SIMULATING generate", u)), std::string::npos) << top;
+    }
+    EXPECT_NE(top.find("p1_data => r0_rdata"), std::string::npos) << top;
+    const std::string& inst = fileText(s.design, "t_pooled_i0.vhd");
+    EXPECT_NE(inst.find("O_BITS => 16"), std::string::npos) << inst;  // i8 x i8 products
+    EXPECT_EQ(s.design.dspLanes, 32);
+  }
+}
+
 }  // namespace
 }  // namespace skeleshare::vhdl::test

@@ -3,19 +3,19 @@
 -- all have. Valid never depends on ready, so consumers whose ready depends on their
 -- valid (joins) form no combinational loop, and consumers that join again later receive
 -- their vectors in the same order.
+-- Only the handshakes go through the fork: every consumer reads the input's data itself
+-- (a data output would be a copy, which a simulator updates bit by bit on every change).
 library ieee;
 use ieee.std_logic_1164.all;
 
 entity ss_fork is
-  generic (N : positive; W : positive);
+  generic (N : positive);
   port (
     clk, rst : in std_logic;
     i_valid : in  std_logic;
     i_ready : out std_logic;
-    i_data  : in  std_logic_vector(W - 1 downto 0);
     o_valid : out std_logic_vector(N - 1 downto 0);
-    o_ready : in  std_logic_vector(N - 1 downto 0);
-    o_data  : out std_logic_vector(W - 1 downto 0)
+    o_ready : in  std_logic_vector(N - 1 downto 0)
   );
 end entity;
 
@@ -23,7 +23,6 @@ architecture rtl of ss_fork is
   signal taken : std_logic_vector(N - 1 downto 0) := (others => '0');
   signal all_done : std_logic;
 begin
-  o_data   <= i_data;
   o_valid  <= (N - 1 downto 0 => i_valid) and not taken;
   all_done <= '1' when (taken or o_ready) = (N - 1 downto 0 => '1') else '0';
   i_ready  <= i_valid and all_done;

@@ -1,5 +1,7 @@
 -- Element-wise multiplication of two streams, lane by lane: LANES multipliers of
--- A_BITS x B_BITS (sized for the operand types), the product wrapped to 32 bits.
+-- A_BITS x B_BITS (sized for the operand types), the product wrapped to O_BITS (32, or
+-- A_BITS + B_BITS where the exact product is all its consumer needs: a simulator updates
+-- every bit of the products on every vector).
 -- DSP = true asks the synthesiser for DSP blocks (Intel's multstyle "dsp"), false for
 -- logic; the lowering counts exactly the DSP = true lanes as DSPs.
 library ieee;
@@ -8,7 +10,7 @@ use ieee.numeric_std.all;
 use work.ss_pkg.all;
 
 entity ss_mul is
-  generic (LANES : positive; A_BITS, B_BITS : positive; DSP : boolean);
+  generic (LANES : positive; A_BITS, B_BITS : positive; DSP : boolean; O_BITS : positive := 32);
   port (
     clk, rst : in std_logic;
     a_valid  : in  std_logic;
@@ -19,7 +21,7 @@ entity ss_mul is
     b_data   : in  std_logic_vector(LANES * B_BITS - 1 downto 0);
     o_valid  : out std_logic;
     o_ready  : in  std_logic;
-    o_data   : out std_logic_vector(LANES * 32 - 1 downto 0)
+    o_data   : out std_logic_vector(LANES * O_BITS - 1 downto 0)
   );
 end entity;
 
@@ -37,8 +39,9 @@ architecture rtl of ss_mul is
   end function;
 
   signal product   : products_t;
-  -- |a * b| < 2**(A_BITS + B_BITS - 2) for signed operands: an integer holds it
-  constant INTEGER_PRODUCTS : boolean := A_BITS + B_BITS <= 32;
+  -- |a * b| <= 2**(A_BITS + B_BITS - 2) for signed operands: an integer holds it, and so
+  -- does O_BITS (32, or A_BITS + B_BITS)
+  constant INTEGER_PRODUCTS : boolean := A_BITS + B_BITS <= 32 and O_BITS >= A_BITS + B_BITS;
   attribute multstyle : string;
   attribute multstyle of product : signal is mult_style(DSP);
 begin
@@ -69,13 +72,13 @@ begin
       elsif take = '1' then
         for k in 0 to LANES - 1 loop
           if not SIMULATING then
-            o_data(k * 32 + 31 downto k * 32) <= std_logic_vector(wrap_to(product(k), 32));
-          elsif INTEGER_PRODUCTS then  -- the exact product fits an integer
-            o_data(k * 32 + 31 downto k * 32) <= std_logic_vector(to_signed(
-              int_of(lane(a_data, k, A_BITS)) * int_of(lane(b_data, k, B_BITS)), 32));
+            o_data(k * O_BITS + O_BITS - 1 downto k * O_BITS) <= std_logic_vector(wrap_to(product(k), O_BITS));
+          elsif INTEGER_PRODUCTS then  -- the exact product fits an integer, and O_BITS
+            o_data(k * O_BITS + O_BITS - 1 downto k * O_BITS) <= std_logic_vector(to_signed(
+              int_of(lane(a_data, k, A_BITS)) * int_of(lane(b_data, k, B_BITS)), O_BITS));
           else
-            o_data(k * 32 + 31 downto k * 32) <= std_logic_vector(wrap_to(
-              lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS), 32));
+            o_data(k * O_BITS + O_BITS - 1 downto k * O_BITS) <= std_logic_vector(wrap_to(
+              lane(a_data, k, A_BITS) * lane(b_data, k, B_BITS), O_BITS));
           end if;
         end loop;
         out_valid <= '1';

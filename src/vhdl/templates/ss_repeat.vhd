@@ -6,7 +6,9 @@
 -- cycle while the consumer is ready.
 --
 -- The buffer's memory is outside: an ss_replay_ram of at least 2 * WORDS words, on the m_*
--- ports (bank b's word i at b * WORDS + i). Its registered read is the output register.
+-- ports (bank b's word i at b * WORDS + i). Its registered read is the output register:
+-- the consumer takes the RAM's read data as the output's data. (There is no o_data port,
+-- so that a simulator copies no words: every unit sharing a pool RAM would copy each read.)
 -- Keeping the RAM outside lets the units, which run one at a time, share it (the top's
 -- replay pool, docs/hardware.md, "Replay buffers").
 library ieee;
@@ -24,15 +26,13 @@ entity ss_repeat is
     i_ready  : out std_logic;
     i_data   : in  std_logic_vector(W - 1 downto 0);
     o_valid  : out std_logic;
-    o_ready  : in  std_logic;
-    o_data   : out std_logic_vector(W - 1 downto 0);
+    o_ready  : in  std_logic;  -- the output's data is m_rdata
     -- the RAM
     m_we     : out std_logic;
     m_waddr  : out natural range 0 to 2 * WORDS - 1;
     m_wdata  : out std_logic_vector(W - 1 downto 0);
     m_re     : out std_logic;
-    m_raddr  : out natural range 0 to 2 * WORDS - 1;
-    m_rdata  : in  std_logic_vector(W - 1 downto 0)
+    m_raddr  : out natural range 0 to 2 * WORDS - 1
   );
 end entity;
 
@@ -66,7 +66,6 @@ begin
   m_wdata <= i_data;
   m_re    <= issue;
   m_raddr <= rbank * WORDS + ridx;
-  o_data  <= m_rdata;
 
   control : process (clk)
     variable h : natural range 0 to 3;
