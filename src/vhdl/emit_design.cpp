@@ -94,6 +94,27 @@ std::string poolDataOf(const lower::ReplayPool& pool, const lower::Unit& unit, s
   return it == pool.slotOf.end() ? std::string() : fmt::format("r{}_rdata", it->second);
 }
 
+/// Whether nodes of the unit's own (not its call's datapath) consume the data of Repeat n,
+/// through splits and joins. A call's replayed operand that only the instance consumes
+/// does not: the instance reads it from the pool RAM (poolDataOf).
+bool unitReadsReplay(const lower::Unit& unit, uint32_t n) {
+  auto inDatapath = [&](size_t j) {
+    return unit.call && std::binary_search(unit.call->datapath.begin(), unit.call->datapath.end(), static_cast<uint32_t>(j));
+  };
+  std::vector<bool> chain(unit.nodes.size(), false);
+  chain.at(n) = true;
+  for (size_t j = n + 1; j < unit.nodes.size(); ++j) {  // operands come before their users
+    const lower::Node& node = unit.nodes[j];
+    bool fed = false;
+    for (uint32_t o : node.operands) fed = fed || chain[o];
+    if (!fed || inDatapath(j)) continue;
+    const Prim p = node.prim;
+    if (p != Prim::SplitStm && p != Prim::JoinStm && p != Prim::SplitVec && p != Prim::JoinVec) return true;
+    chain[j] = true;
+  }
+  return false;
+}
+
 std::string orWhen(const std::vector<size_t>& units) {
   std::string s;
   for (size_t u : units) s += (s.empty() ? "" : " or ") + fmt::format("current = {}", u);
@@ -176,9 +197,10 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
       // The read data goes to every unit of the slot. A simulator gives it to the running
       // unit only: the others are held in reset and the top selects the running unit's
       // streams, but their wiring (a Broadcast of the replayed vector) would follow every
-      // read, in every unit, a copy of the whole word each.
+      // read, in every unit, a copy of the whole word each. (A unit that only passes the
+      // data on to its instance reads none of it: the instance takes it from the RAM.)
       std::string rdata = r + "_rdata";
-      if (units.size() > 1) {
+      if (units.size() > 1 && unitReadsReplay(prog.units[u], node)) {
         rdata = fmt::format("u{}_{}_rdata", u, r);
         t.decls += fmt::format("  signal {} : std_logic_vector({} downto 0);\n", rdata, slot.width - 1);
         t.body += fmt::format(
