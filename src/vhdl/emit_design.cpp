@@ -85,8 +85,7 @@ CallPorts callPorts(const lower::Unit& u) {
 std::string poolDataOf(const lower::ReplayPool& pool, const lower::Unit& unit, size_t u, uint32_t n) {
   for (;;) {
     const lower::Node& node = unit.nodes.at(n);
-    const Prim p = node.prim;
-    if (p != Prim::SplitStm && p != Prim::JoinStm && p != Prim::SplitVec && p != Prim::JoinVec) break;
+    if (!lower::reshapesOnly(node.prim)) break;
     n = node.operands.at(0);
   }
   if (unit.nodes[n].prim != Prim::Repeat) return {};
@@ -108,8 +107,7 @@ bool unitReadsReplay(const lower::Unit& unit, uint32_t n) {
     bool fed = false;
     for (uint32_t o : node.operands) fed = fed || chain[o];
     if (!fed || inDatapath(j)) continue;
-    const Prim p = node.prim;
-    if (p != Prim::SplitStm && p != Prim::JoinStm && p != Prim::SplitVec && p != Prim::JoinVec) return true;
+    if (!lower::reshapesOnly(node.prim)) return true;
     chain[j] = true;
   }
   return false;

@@ -140,10 +140,6 @@ class UnitWriter {
     }
   }
   static Endpoint portStream(const std::string& prefix) { return {prefix + "_valid", prefix + "_ready", prefix + "_data"}; }
-  /// Split and join change the type only: the same transfers and lanes in the same order.
-  static bool passesThrough(Prim p) {
-    return p == Prim::SplitStm || p == Prim::JoinStm || p == Prim::SplitVec || p == Prim::JoinVec;
-  }
 
   /// Every value inside the entity is a stream n<i>; a value used more than once is
   /// forked, one used never is drained. Values from outside the entity (sources) arrive
@@ -192,7 +188,7 @@ class UnitWriter {
       // earlier node, lower/mir.h, so its endpoint is known)
       std::optional<Endpoint> origin;
       if (source != spec_.sources.end()) origin = portStream(source->second);
-      else if (spec_.emit[i] && passesThrough(n.prim)) origin = endpoints_.at({i, 0});
+      else if (spec_.emit[i] && lower::reshapesOnly(n.prim)) origin = endpoints_.at({i, 0});
       // a pooled replay buffer's data is the pool RAM's read data, on the entity's port
       std::optional<std::string> poolData;
       if (auto pooled = spec_.replayPorts.find(static_cast<uint32_t>(i));

@@ -15,6 +15,21 @@ namespace {
 
 using namespace lower;
 
+/// The named i8 buffers filled with a pattern: element i of `name` is
+/// (i * mul + len(name) * add) mod 255 - 127.
+std::map<std::string, Tensor> patternInputs(const Program& prog, std::initializer_list<const char*> names, int64_t mul,
+                                            int64_t add) {
+  std::map<std::string, Tensor> inputs;
+  for (const char* name : names) {
+    const auto& buf = prog.buffers[static_cast<size_t>(prog.findBuffer(name))];
+    Tensor t(8, buf.shape);
+    for (size_t i = 0; i < t.size(); ++i)
+      t.setWrapped(i, (static_cast<int64_t>(i) * mul + static_cast<int64_t>(buf.name.size()) * add) % 255 - 127);
+    inputs[name] = t;
+  }
+  return inputs;
+}
+
 /// out = a * w^T over `chunks` chunks of 8 elements: rows x [4 lanes][8 elements].
 void addCall(Program& prog, int in, int w, int out, int64_t rows, int64_t chunks, bool requant) {
   Unit u;
@@ -53,13 +68,7 @@ TEST(SharedInstance, TwoCallsShareOneDatapath) {
   auto problems = verify(prog);
   ASSERT_TRUE(problems.empty()) << problems.front();
 
-  std::map<std::string, Tensor> inputs;
-  for (const char* name : {"a", "b", "w16", "w8"}) {
-    const auto& buf = prog.buffers[static_cast<size_t>(prog.findBuffer(name))];
-    Tensor t(8, buf.shape);
-    for (size_t i = 0; i < t.size(); ++i) t.setWrapped(i, static_cast<int64_t>((i * 37 + buf.name.size() * 11) % 255) - 127);
-    inputs[name] = t;
-  }
+  auto inputs = patternInputs(prog, {"a", "b", "w16", "w8"}, 37, 11);
   auto want = run(prog, inputs);
   for (uint64_t seed : {1, 2}) {
     Simulated s = emitAndSimulate(prog, inputs, "t_shared", seed, 200000);
@@ -146,13 +155,7 @@ TEST(SharedInstance, PooledOperandsAreReadFromThePoolNotCopiedByEveryCall) {
   auto problems = verify(prog);
   ASSERT_TRUE(problems.empty()) << problems.front();
 
-  std::map<std::string, Tensor> inputs;
-  for (const char* name : {"a", "b", "wa", "wb"}) {
-    const auto& buf = prog.buffers[static_cast<size_t>(prog.findBuffer(name))];
-    Tensor t(8, buf.shape);
-    for (size_t i = 0; i < t.size(); ++i) t.setWrapped(i, static_cast<int64_t>((i * 53 + buf.name.size() * 7) % 255) - 127);
-    inputs[name] = t;
-  }
+  auto inputs = patternInputs(prog, {"a", "b", "wa", "wb"}, 53, 7);
   auto want = run(prog, inputs);
   for (uint64_t seed : {1, 2}) {
     Simulated s = emitAndSimulate(prog, inputs, "t_pooled", seed, 200000);

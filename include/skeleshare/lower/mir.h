@@ -63,6 +63,11 @@ enum class Prim : uint8_t {
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };
 
 std::string_view primName(Prim p);
+/// Splits and joins change the type only: the same transfers and lanes in the same order
+/// (in hardware, the same wires under another name).
+inline bool reshapesOnly(Prim p) {
+  return p == Prim::SplitStm || p == Prim::JoinStm || p == Prim::SplitVec || p == Prim::JoinVec;
+}
 
 struct Node {
   Prim prim = Prim::Read;
