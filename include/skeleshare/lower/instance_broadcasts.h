@@ -5,7 +5,7 @@
 // vector) is one vector Broadcast to the rows' lanes: 512 bits of window become 16,384
 // for 32 rows of 64 lanes. At the call site that Broadcast made the instance's port, and
 // the top's multiplexer over the calls, as wide as the multipliers: for full VGG-CIFAR's
-// 19 calls a 16,384-bit, 19-way multiplexer, and in simulation three copies of the wide
+// 13 calls a 16,384-bit, 13-way multiplexer, and in simulation three copies of the wide
 // vector for every one it carried. Inside the instance the port carries the narrow vector
 // and the wiring is built once. Nothing else changes: a Broadcast is wires (no cycles, no
 // resources), so the cycle model and the resources are the same.
