@@ -40,6 +40,12 @@ struct Tables {
   std::vector<int64_t> mMin, mMax, dMin, dMax;  // per (mode, mask) and (mode, digit): table_min/max
   std::vector<bool> dMoves;                     // per (mode, digit): its table is not all 0
   std::array<std::vector<int64_t>, kModes> moving;  // per mode: the digits whose table moves
+  // Tail masks (ss_pkg.tail_mask): mask m is exactly "the top digit of group tGroup[m] below
+  // its hi", and every mask fills alike, so an element whose group value is at least
+  // tThreshold[m] is masked whatever the digits below do. tT: the group value's change
+  // (exact over wraps: it is affine in the counters); tMin/tMax its table_min/max.
+  std::vector<bool> tail;
+  std::vector<int64_t> tGroup, tThreshold, tT, tMin, tMax;
 
   int64_t gcoef(int64_t g, int64_t j) const { return p.gCoef[static_cast<size_t>(g * p.nc + j)]; }
 
@@ -165,6 +171,37 @@ struct Tables {
         if (dMoves[k]) moving[static_cast<size_t>(md)].push_back(d);
       }
     }
+    tail.assign(static_cast<size_t>(p.nm), false);
+    tGroup.assign(static_cast<size_t>(p.nm), 0);
+    tThreshold.assign(static_cast<size_t>(p.nm), 0);
+    tT.assign(static_cast<size_t>(kModes * nmv * r), 0);
+    tMin.assign(static_cast<size_t>(kModes * nmv), 0);
+    tMax = tMin;
+    bool oneFill = true;
+    for (int64_t m = 1; m < p.nm; ++m) oneFill = oneFill && p.mFill[m] == p.mFill[0];
+    for (int64_t m = 0; m < p.nm && oneFill; ++m) {
+      int64_t digit = -1, terms = 0;
+      for (int64_t d = 0; d < p.nd; ++d) {
+        const int64_t c = p.mCoef[static_cast<size_t>(m * p.nd + d)];
+        if (c == 0) continue;
+        ++terms;
+        if (c == 1) digit = d;
+      }
+      if (terms != 1 || digit < 0 || p.dMod[digit] != 0 || p.mOffset[m] != 0 || p.mLo[m] > 0 || p.mHi[m] < 1)
+        continue;
+      tail[m] = true;
+      tGroup[m] = p.dGroup[digit];
+      tThreshold[m] = p.mHi[m] * p.dDiv[digit];
+      for (int64_t md = 0; md < kModes; ++md) {
+        const int64_t l = ls[static_cast<size_t>(md)];
+        for (int64_t e = 0; e <= maxrun; ++e) {
+          int64_t v = 0;
+          for (int64_t j = p.nc - l; j < p.nc; ++j) v += runDelta(e, j, l) * gcoef(tGroup[m], j);
+          tT[static_cast<size_t>((md * nmv + m) * r + e)] = v;
+        }
+        range(tT, (md * nmv + m) * r, tMin[md * nmv + m], tMax[md * nmv + m]);
+      }
+    }
   }
 };
 
@@ -188,6 +225,7 @@ class Agen {
     value_.assign(static_cast<size_t>(p.ng), 0);
     mval_.assign(static_cast<size_t>(p.nm + 1), 0);
     masks_.resize(static_cast<size_t>(p.nm));
+    tails_.resize(static_cast<size_t>(p.nm));
     digits_.resize(static_cast<size_t>(p.nd));
     run_.accessed.assign(static_cast<size_t>(t_.maxrun), false);
     run_.high.assign(static_cast<size_t>(t_.maxrun), false);
@@ -267,9 +305,14 @@ class Agen {
     mode_ = md;
     std::vector<Window>& masks = masks_;
     std::vector<Window>& digits = digits_;
+    std::vector<Window>& tails = tails_;
     for (int64_t m = 0; m < p_.nm; ++m) {
       size_t k = static_cast<size_t>(md * nmv + m);
       masks[static_cast<size_t>(m)] = Window(mval[m], p_.mLo[m], p_.mHi[m], t_.mMin[k], t_.mMax[k]);
+      if (t_.tail[m]) {
+        const int64_t v = value[static_cast<size_t>(t_.tGroup[m])];
+        tails[static_cast<size_t>(m)] = Window(v, v + t_.tMin[k] - 1, t_.tThreshold[m], t_.tMin[k], t_.tMax[k]);
+      }
     }
     for (int64_t d = 0; d < p_.nd; ++d) {
       size_t k = static_cast<size_t>(md * p_.nd + d);
@@ -278,14 +321,19 @@ class Agen {
     const int64_t topc = t_.top[static_cast<size_t>(md)];
     std::fill(out.accessed.begin(), out.accessed.end(), false);
     std::fill(out.high.begin(), out.high.end(), false);
-    bool stop = false, stop1 = false, stop2 = false, stopm = false;
+    bool stop = false, stop1 = false, stop2 = false, stopm = false, wrapped = false;
     for (int64_t e = 0; e < t_.maxrun; ++e) {
-      bool me = false;
+      bool me = false, te = false;
       for (int64_t m = 0; m < p_.nm; ++m) {
         size_t k = static_cast<size_t>(md * nmv + m);
         int64_t t = t_.tM[static_cast<size_t>((md * nmv + m) * r + e)] - t_.mMin[k] + 1;
         if (!masks[static_cast<size_t>(m)].inside(t)) me = true;
+        if (t_.tail[m]) {
+          t = t_.tT[static_cast<size_t>((md * nmv + m) * r + e)] - t_.tMin[k] + 1;
+          if (!tails[static_cast<size_t>(m)].inside(t)) te = true;
+        }
       }
+      me = me || te;
       out.accessed[static_cast<size_t>(e)] = !me;
       if (e == 0) {
         out.masked = me;
@@ -296,8 +344,10 @@ class Agen {
       for (int64_t d : t_.moving[static_cast<size_t>(md)]) {  // the others never stop a run
         size_t k = static_cast<size_t>(md * p_.nd + d);
         int64_t t = t_.tD[static_cast<size_t>((md * p_.nd + d) * r + e)] - t_.dMin[k] + 1;
-        if (!digits[static_cast<size_t>(d)].inside(t)) stop = true;
+        if (!digits[static_cast<size_t>(d)].inside(t)) wrapped = true;
       }
+      // Past a digit's wrap only a tail-masked element may follow (its fill needs no digit)
+      if (wrapped && !te) stop = true;
       const int64_t t = t_.tA[static_cast<size_t>(md * r + e)] * eb_;
       stop1 = stop1 || stop;
       stop2 = stop2 || stop;
@@ -344,7 +394,7 @@ class Agen {
   Tables t_;
   int64_t eb_;
   std::vector<int64_t> ctr_, digit_, value_, mval_;  // scratch of current(), sized once
-  std::vector<Window> masks_, digits_;
+  std::vector<Window> masks_, digits_, tails_;
   Run run_;
   int64_t mode_ = 0;
   bool fin_ = false;

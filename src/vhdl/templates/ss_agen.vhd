@@ -15,7 +15,8 @@
 -- Within a run the address, every mask's value and every moving digit are their first
 -- element's values plus constants (tables below, by mode and e). The run ends before the
 -- outermost moving counter leaves its extent and before a moving digit leaves its radix
--- (beyond it a divided digit would change: a flattened window's next row). Each element
+-- (beyond it a divided digit would change: a flattened window's next row), unless every
+-- element from there is masked by a tail mask (TAIL_GROUP below). Each element
 -- is masked, with its mask's fill, or accessed; accessed elements must lie in the first
 -- element's 64-byte line (`run`) or in it and the next (`run2`, for a reader that has
 -- both). A masked first element still locates the run by its address (which may lie
@@ -129,6 +130,77 @@ architecture rtl of ss_agen is
   constant T_D : integer_vector := value_table(false);
   constant T_A : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
                                                   SPACE, C_COEF);
+  -- Tail masks: mask m is exactly "the top digit of its group below M_HI(m)" (a guard of
+  -- lanes past a flattened index's end) and every mask fills alike, so an element whose
+  -- group value reaches TAIL_AT(m) is masked whatever the digits below the top do. A run
+  -- may go on past their wraps over such elements (a window's masked last lanes are one
+  -- run, not one per window row). TAIL_GROUP(m) = -1: not a tail mask.
+  function tail_groups return integer_vector is
+    variable g : integer_vector(0 to NMV - 1) := (others => -1);
+    variable digit, terms : integer;
+  begin
+    for m in 1 to NM - 1 loop
+      if M_FILL(m) /= M_FILL(0) then
+        return g;
+      end if;
+    end loop;
+    for m in 0 to NM - 1 loop
+      digit := -1;
+      terms := 0;
+      for d in 0 to ND - 1 loop
+        if M_COEF(m * ND + d) /= 0 then
+          terms := terms + 1;
+          if M_COEF(m * ND + d) = 1 then
+            digit := d;
+          end if;
+        end if;
+      end loop;
+      if terms = 1 and digit >= 0 and M_OFFSET(m) = 0 and M_LO(m) <= 0 and M_HI(m) >= 1 then
+        if D_MOD(digit) = 0 then
+          g(m) := D_GROUP(digit);
+        end if;
+      end if;
+    end loop;
+    return g;
+  end function;
+  constant TAIL_GROUP : integer_vector(0 to NMV - 1) := tail_groups;
+  function tail_thresholds return integer_vector is
+    variable a : integer_vector(0 to NMV - 1) := (others => 0);
+  begin
+    for m in 0 to NM - 1 loop
+      if TAIL_GROUP(m) >= 0 then
+        for d in 0 to ND - 1 loop
+          if M_COEF(m * ND + d) = 1 then
+            a(m) := M_HI(m) * D_DIV(d);
+          end if;
+        end loop;
+      end if;
+    end loop;
+    return a;
+  end function;
+  constant TAIL_AT : integer_vector(0 to NMV - 1) := tail_thresholds;
+  -- T_T((md*NMV + m)*R + e): the change of a tail mask's group value (affine in the
+  -- counters, so exact over the digits' wraps)
+  function tail_table return integer_vector is
+    variable t : integer_vector(0 to RUN_MODES * NMV * R - 1) := (others => 0);
+    variable v : integer;
+  begin
+    for md in 0 to RUN_MODES - 1 loop
+      for m in 0 to NM - 1 loop
+        if TAIL_GROUP(m) >= 0 then
+          for e in 0 to MAXRUN loop
+            v := 0;
+            for j in NC - LS(md) to NC - 1 loop
+              v := v + run_delta(e, j, LS(md), NC, EXTENTS) * G_COEF(TAIL_GROUP(m) * NC + j);
+            end loop;
+            t((md * NMV + m) * R + e) := v;
+          end loop;
+        end if;
+      end loop;
+    end loop;
+    return t;
+  end function;
+  constant T_T : integer_vector := tail_table;
   -- Each run's least and greatest change (of T over elements 0 .. MAXRUN - 1 of run i):
   -- constants either way, but a simulator would otherwise scan the table on every
   -- evaluation of the process below, for every element.
@@ -148,6 +220,8 @@ architecture rtl of ss_agen is
   constant T_M_MAX : integer_vector := run_extremes(T_M, true);
   constant T_D_MIN : integer_vector := run_extremes(T_D, false);
   constant T_D_MAX : integer_vector := run_extremes(T_D, true);
+  constant T_T_MIN : integer_vector := run_extremes(T_T, false);
+  constant T_T_MAX : integer_vector := run_extremes(T_T, true);
 
   -- the widest clamped window (run_window) of any table, for the compare widths
   function widest_window return natural is
@@ -156,6 +230,7 @@ architecture rtl of ss_agen is
     for md in 0 to RUN_MODES - 1 loop
       for i in 0 to NMV - 1 loop
         w := maximum(w, T_M_MAX(md * NMV + i) - T_M_MIN(md * NMV + i) + 2);
+        w := maximum(w, T_T_MAX(md * NMV + i) - T_T_MIN(md * NMV + i) + 2);
       end loop;
       for i in 0 to ND - 1 loop
         w := maximum(w, T_D_MAX(md * ND + i) - T_D_MIN(md * ND + i) + 2);
@@ -202,10 +277,11 @@ begin
     variable o        : natural range 0 to LINE_BYTES - 1;
     variable md       : natural range 0 to RUN_MODES - 1;
     variable zero     : boolean;
-    variable stop, stop1, stop2, stopm : boolean;
+    variable stop, stop1, stop2, stopm, wrapped : boolean;
     variable len, len2, lenm : natural range 1 to PER_CYCLE;
     variable lo_c, hi_c : natural range 0 to SPAN;
-    variable ine, me  : boolean;
+    variable ine, me, te : boolean;
+    variable gv       : integer;
     variable fe       : integer;
     variable first, t : integer;
     variable em       : std_logic_vector(0 to PER_CYCLE - 1);
@@ -214,6 +290,7 @@ begin
     -- each mask's and digit's clamped window, computed once per cycle (not once per
     -- element: GHDL synth would write a copy of the clamping logic for every element)
     variable mask_lo, mask_hi : windows_t(0 to NMV - 1);
+    variable tail_lo, tail_hi : windows_t(0 to NMV - 1);
     variable digit_lo, digit_hi : windows_t(0 to ND - 1);
   begin
     -- every variable is assigned before use on every path (no latches)
@@ -227,6 +304,11 @@ begin
     ef   := (others => 0);
     mask_lo := (others => 0);
     mask_hi := (others => 0);
+    tail_lo := (others => 0);
+    tail_hi := (others => 0);
+    gv   := 0;
+    te   := false;
+    wrapped := false;
     digit_lo := (others => 0);
     digit_hi := (others => 0);
     affine_values(as_vector(ctr), NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
@@ -266,11 +348,22 @@ begin
         stop1 := false;
         stop2 := false;
         stopm := false;
+        wrapped := false;
         for m in 0 to NM - 1 loop
           run_window(mval(m), M_LO(m), M_HI(m), T_M_MIN(mdc * NMV + m), T_M_MAX(mdc * NMV + m),
                      lo_c, hi_c);
           mask_lo(m) := lo_c;
           mask_hi(m) := hi_c;
+          if TAIL_GROUP(m) >= 0 then  -- the group's value, and where it reaches TAIL_AT
+            gv := G_OFFSET(TAIL_GROUP(m));
+            for k in 0 to NC - 1 loop
+              gv := gv + G_COEF(TAIL_GROUP(m) * NC + k) * ctr(k);
+            end loop;
+            run_window(gv, gv + T_T_MIN(mdc * NMV + m) - 1, TAIL_AT(m), T_T_MIN(mdc * NMV + m),
+                       T_T_MAX(mdc * NMV + m), lo_c, hi_c);
+            tail_lo(m) := lo_c;
+            tail_hi(m) := hi_c;
+          end if;
         end loop;
         for d in 0 to ND - 1 loop
           if D_MOD(d) /= 0 and
@@ -294,6 +387,18 @@ begin
               fe := M_FILL(m);
             end if;
           end loop;
+          -- or masked by a tail mask, past any wrap (every mask fills alike then)
+          te := false;
+          for m in 0 to NM - 1 loop
+            if TAIL_GROUP(m) >= 0 then
+              t := T_T((mdc * NMV + m) * R + e) - T_T_MIN(mdc * NMV + m) + 1;
+              te := te or not inside(tail_lo(m), tail_hi(m), t);
+            end if;
+          end loop;
+          if te then
+            me := true;
+            fe := M_FILL(0);
+          end if;
           if me then
             em(e) := '1';
           end if;
@@ -306,10 +411,12 @@ begin
               first := (mdc * ND + d) * R;
               if D_MOD(d) /= 0 and
                  (T_D_MIN(mdc * ND + d) /= 0 or T_D_MAX(mdc * ND + d) /= 0) then
-                t    := T_D(first + e) - T_D_MIN(mdc * ND + d) + 1;
-                stop := stop or not inside(digit_lo(d), digit_hi(d), t);
+                t       := T_D(first + e) - T_D_MIN(mdc * ND + d) + 1;
+                wrapped := wrapped or not inside(digit_lo(d), digit_hi(d), t);
               end if;
             end loop;
+            -- past a wrap only tail-masked elements may follow (their fill needs no digit)
+            stop := stop or (wrapped and not te);
             -- accessed elements stay in the first one's line (or the next)
             t     := T_A(mdc * R + e) * EBYTES;
             stop1 := stop1 or stop;
