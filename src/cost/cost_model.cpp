@@ -133,6 +133,14 @@ std::pair<const Type*, const Type*> params2(Op op, const Type* f) {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// The steps of a dot over `padded` columns, `real` of them not padding, once the lowering
+/// drops the zero ones (lower/zero_columns.h): its lanes stay min(padded, simd), so the
+/// steps go from ceil(padded / lanes) to ceil(real / lanes). As the fraction num / den.
+std::pair<int64_t, int64_t> realColumnSteps(int64_t real, int64_t padded, int64_t simd) {
+  const int64_t lanes = std::min(padded, simd);
+  return {ceilDiv(real, lanes), ceilDiv(padded, lanes)};
+}
+
 int64_t exactDiv(Op op, int64_t a, int64_t b, const char* what) {
   if (b <= 0 || a % b != 0) bad(op, fmt::format("{}: {} is not a multiple of {}", what, a, b));
   return a / b;
@@ -161,6 +169,15 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
     if (calls <= 0) bad(op, "non-positive number of calls");
     t.linear.push_back({2, calls});
     t.maxOf = {0, 1};
+  };
+  // A zero padding of the columns a dot sums (input channels, kernel taps, a matrix's
+  // columns): f's steps shrink to the real columns' share, ceil(share * T(f)).
+  auto paddedColumns = [&](int64_t real, int64_t padded) {
+    skeleton(1);
+    const auto [num, den] = realColumnSteps(real, padded, simd);
+    if (num >= den) return;
+    t.linear.clear();
+    t.floors.push_back({0, {{2, num}}, den});
   };
 
   switch (op) {
@@ -196,15 +213,30 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
       break;
     }
     case Op::Mv:
-    case Op::PaddedMv:
     case Op::PaddedMvRows:
     case Op::PaddedConvHW:
-    case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
-    case Op::PaddedConvKS:
     case Op::TransposedConv1DW:
       skeleton(1);
       break;
+    case Op::PaddedMv: {
+      auto m = shapeOf(op, kids[0], 2, "matrix");
+      auto fm = shapeOf(op, params2(op, kids[2]).first, 2, "mv function's matrix");
+      paddedColumns(m[1], fm[1]);
+      break;
+    }
+    case Op::PaddedConvICH: {
+      auto w = shapeOf(op, kids[1], 4, "weights");
+      auto fin = shapeOf(op, params2(op, kids[2]).first, 3, "conv function's input");
+      paddedColumns(satMul(w[1] * w[2], w[3]), satMul(w[1] * w[2], fin[2]));
+      break;
+    }
+    case Op::PaddedConvKS: {
+      auto w = shapeOf(op, kids[1], 4, "weights");
+      auto fw = shapeOf(op, params2(op, kids[2]).second, 4, "conv function's weights");
+      paddedColumns(satMul(w[1] * w[2], w[3]), satMul(fw[1] * fw[2], fw[3]));
+      break;
+    }
     case Op::Mm: {
       auto a = shapeOf(op, kids[0], 2, "left matrix");
       skeleton(a[0]);  // one mvF call per row of a
@@ -380,6 +412,16 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
   // parallelism) or its address generators' runs, whichever is more; its port the lines it
   // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
+  // The compute terms: calls * T(f), or its share when zero columns are dropped (a floor
+  // over f's time, paddedColumns above), each as (child, coefficient, denominator).
+  struct Compute {
+    uint32_t child;
+    int64_t coef, den;
+  };
+  std::vector<Compute> compute;
+  for (const CostExpr::Term& f : t.linear) compute.push_back({f.child, f.coef, 1});
+  for (const CostExpr::Floor& f : t.floors)
+    for (const CostExpr::Term& x : f.linear) compute.push_back({x.child, x.coef, f.den});
   t.constant = satAdd(t.constant, overhead);
   for (CostExpr::Floor& f : t.floors) f.constant = satAdd(f.constant, satMul(f.den, overhead));
   const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;
@@ -392,11 +434,12 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // A replay buffer's first block arrives before the datapath can take every step: the
   // busiest stage is the compute time plus that fill.
   const int64_t fill = l->load.replayFill;
-  for (const CostExpr::Term& f : t.linear) {
-    t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead)),
+  for (const Compute& f : compute) {
+    const int64_t den = satMul(kInterferenceDen, f.den);
+    t.floors.push_back({satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
                         {{f.child, satMul(kInterferenceNum, f.coef)}},
-                        kInterferenceDen});
-    if (fill > 0) t.floors.push_back({satAdd(fill, overhead), {{f.child, f.coef}}, 1});
+                        den});
+    if (fill > 0) t.floors.push_back({satMul(f.den, satAdd(fill, overhead)), {{f.child, f.coef}}, f.den});
   }
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "lower_impl.h"
+#include "skeleshare/lower/zero_columns.h"
 
 namespace skeleshare::lower::detail {
 
@@ -51,17 +52,42 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, bool merge
   if (presplit && (parts == 0 || a.gen.counters[c + 1].extent != parts))
     throw LowerError(name + ": the columns are split in a way the template does not follow");
   const int64_t m = a.gen.counters[c].extent;
-  const int64_t n = presplit ? a.gen.counters[c + 1].extent * a.gen.counters[c + 2].extent : a.gen.counters[c + 1].extent;
+  auto columns = [&] {
+    return presplit ? a.gen.counters[c + 1].extent * a.gen.counters[c + 2].extent : a.gen.counters[c + 1].extent;
+  };
   const int64_t chunksC = std::max<int64_t>(parts, 1);
-  if (n % chunksC != 0) throw LowerError(name + ": the chunk count does not divide N");
-  const int64_t len = n / chunksC;
-  const int64_t k = std::min(n, options().simdWidth);
+  // The lanes are set by the columns the operands' type has, zero ones included: every
+  // call of a shared unit keeps its datapath, and the DSPs are the cost model's.
+  const int64_t k = std::min(columns(), options().simdWidth);
   const int64_t q = std::max<int64_t>(1, k / chunksC);
-  const int64_t steps = ceilDiv(len, q), groups = ceilDiv(m, p);
   // Chunks that a merge sums at once may be any partition of the columns: interleaved
   // (step s, chunk j, lane k reads column s*C*q + j*q + k) a step reads C*q contiguous
   // columns, where chunk-major (j*len + s*q + k) it gathers C pieces of q, C runs a step.
   const bool interleaved = merged && parts > 0 && !presplit;
+  // Columns that one operand reads as 0 (zero-padded channels, kernel taps) need no step
+  // (zero_columns.h): the summed tiles past the real channels go, a tiling of the columns
+  // merges back into them when that lets them shrink, and then a chunk of a presplit
+  // partial dot shrinks inside itself, a dot or an interleaved merge over all its columns.
+  // (Chunk-major chunks of a flat index would move.)
+  for (size_t i = 0; i < c; ++i)
+    if (summedAt(i)) dropZeroColumns(a.gen, b.gen, i);
+  if (presplit) {
+    dropZeroColumns(a.gen, b.gen, c + 2);
+  } else if (parts == 0 || interleaved) {
+    for (size_t i = 0; i < c; ++i) {
+      if (!summedAt(i)) continue;
+      AddrGen ma = a.gen, mb = b.gen;
+      if (mergeIntoColumns(ma, mb, i, c + 1) && dropZeroColumns(ma, mb, c + 1)) {
+        a.gen = std::move(ma);
+        b.gen = std::move(mb);
+      }
+    }
+    dropZeroColumns(a.gen, b.gen, c + 1);
+  }
+  const int64_t n = columns();
+  if (!interleaved && n % chunksC != 0) throw LowerError(name + ": the chunk count does not divide N");
+  const int64_t len = n / chunksC;
+  const int64_t steps = interleaved ? ceilDiv(n, chunksC * q) : ceilDiv(len, q), groups = ceilDiv(m, p);
 
   // The counters for one placement of G: gOuter puts it right inside the non-summed
   // context loops that a depends on.

@@ -155,6 +155,20 @@ TEST_F(CostTest, TiledAndPaddedSkeletons) {
   // PaddedMv delegates: cMvF[10, 64] on 10 x 27.
   const ir::Term* pmv = ctx.op(Op::PaddedMv, {in("m2", {10, 27}), in("v2", {27}), ir::cMvF(ctx, 10, 64, i8, i8)});
   EXPECT_EQ(cost(pmv)[kTime], 1);
+  // Zero padding of the columns a dot sums: the lowering drops the zero columns
+  // (lower/zero_columns.h), so f's steps shrink to the real columns' share, ceil(share *
+  // T(f)). TinyYolo's first layer: 3 channels padded to 64, 27 of 576 columns, one step of
+  // 64 lanes where the padded window takes nine.
+  const ir::Term* ich64 = ctx.op(Op::PaddedConvICH, {in("x0", {15, 15, 3}), in("w0", {16, 3, 3, 3}),
+                                                     ir::cConvF(ctx, 15, 15, 64, 16, 3, i8, i8)});
+  EXPECT_EQ(model.nodeCost(ich64).dim[kTime].str(), "max(0, (0 + c2) / 9) + max(c0, c1)");
+  EXPECT_EQ(cost(ich64)[kTime], 13 * 13);
+  // 16 of 64 channels: 144 columns, three steps of nine; 100 of 200 matrix columns: two of four.
+  const ir::Term* ich16 = ctx.op(Op::PaddedConvICH, {in("x1", {15, 15, 16}), in("w1", {16, 3, 3, 16}),
+                                                     ir::cConvF(ctx, 15, 15, 64, 16, 3, i8, i8)});
+  EXPECT_EQ(cost(ich16)[kTime], 13 * 13 * 3);
+  const ir::Term* pmv200 = ctx.op(Op::PaddedMv, {in("m3", {4, 100}), in("v3", {100}), ir::cMvF(ctx, 4, 200, i8, i8)});
+  EXPECT_EQ(cost(pmv200)[kTime], 2);
   // TiledConvHW: 34x34 input -> 32x32 output, tiles of 18x18 -> 16x16 output: 4 tiles,
   // each a cConvF[18, 18, 64, 64, 3] of 256 positions * 9 passes.
   const ir::Term* tile = ctx.op(Op::TiledConvHW, {in("x", {34, 34, 64}), in("w", {64, 3, 3, 64}),
