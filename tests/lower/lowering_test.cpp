@@ -8,6 +8,7 @@
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/lower/timing.h"
+#include "../common/window_views.h"
 #include "test_util.h"
 
 namespace skeleshare::lower::test {
@@ -219,29 +220,13 @@ TEST(Lowering, CycleEstimateCountsRunsAndLines) {
   EXPECT_EQ(e.total, cost::unitCycles(l, {700, 4}) + cost::kUnitSwitch);
 }
 
-/// A convolution's zero-padded window [rows][cols][3x3x3], flattened and padded with
-/// zero lanes to 64 (fill `tailFill`), as a dot reads it one window per step.
-AddrGen paddedWindow(int64_t rows, int64_t cols, int32_t tailFill) {
-  AddrGen g = AddrGen::identity({rows, cols, 3});
-  g.pad(0, 1, 1, 0);
-  g.pad(1, 1, 1, 0);
-  g.slide(0, 3, 1);
-  g.slide(2, 3, 1);
-  g.transpose(1, 2);
-  g.flatten(2);
-  g.flatten(2);  // [rows][cols][27]
-  g.pad(2, 0, 64 - 27, tailFill);
-  g.counters[2].kind = DimKind::Vector;
-  return g;
-}
-
 // Lanes past a flattened window's end are masked by its top digit (a tail mask): the run
 // of the window's last row goes on over all of them, past the wraps of the digits below
 // (ss_agen). Three runs a window, not the 3 + 5 of one run per masked "row". Only when
 // every mask fills alike: with another fill a mask of higher priority could decide them.
 TEST(Lowering, MaskedTailLanesOfAWindowAreOneRun) {
-  EXPECT_EQ(readAccess(paddedWindow(6, 7, 0), 1, 64).runs, 6 * 7 * 3);
-  EXPECT_EQ(readAccess(paddedWindow(6, 7, 5), 1, 64).runs, 6 * 7 * 8);
+  EXPECT_EQ(readAccess(test_support::paddedWindow(6, 7, 0), 1, 64).runs, 6 * 7 * 3);
+  EXPECT_EQ(readAccess(test_support::paddedWindow(6, 7, 5), 1, 64).runs, 6 * 7 * 8);
 }
 
 // The counter keeps each walk's answer: asked again (a read, a write, other lanes), it

@@ -10,6 +10,7 @@
 
 #include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/verifier.h"
+#include "../common/window_views.h"
 #include "vhdl_test_util.h"
 
 namespace skeleshare::vhdl::test {
@@ -161,17 +162,7 @@ TEST(Templates, MaskedTailLanesOfAWindowReadAsOneRun) {
     p.buffers.push_back({"x", 8, {6, 7, 3}, Memory::OffChip, Role::Input});
     Unit u;
     u.name = "tail";
-    AddrGen g = AddrGen::identity({6, 7, 3});
-    g.pad(0, 1, 1, 0);
-    g.pad(1, 1, 1, 0);
-    g.slide(0, 3, 1);
-    g.slide(2, 3, 1);
-    g.transpose(1, 2);
-    g.flatten(2);
-    g.flatten(2);  // [6][7][27]
-    g.pad(2, 0, 64 - 27, fill);
-    g.counters[2].kind = V;
-    uint32_t r = UnitBuilder(p, u).read(0, g);
+    uint32_t r = UnitBuilder(p, u).read(0, test_support::paddedWindow(6, 7, fill));
     writeAll(p, u, r, "y");
     p.units.push_back(u);
     expectHardwareAgrees(p, fmt::format("t_tail_fill{}", fill));
