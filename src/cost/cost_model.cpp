@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "skeleshare/support/int_math.h"
+
 namespace skeleshare::cost {
 
 using ir::Op;
@@ -130,8 +132,6 @@ std::pair<const Type*, const Type*> params2(Op op, const Type* f) {
   if (!f || !f->isFun() || !f->result()->isFun()) bad(op, "function argument must take two parameters");
   return {f->param(), f->result()->param()};
 }
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The steps of a dot over `padded` columns, `real` of them not padding, once the lowering
 /// drops the zero ones (lower/zero_columns.h): its lanes stay min(padded, simd), so the

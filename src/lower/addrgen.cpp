@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "skeleshare/support/int_math.h"
+
 namespace skeleshare::lower {
 namespace {
 
@@ -14,12 +16,6 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return q;
 }
 int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
 
 [[noreturn]] void fail(const std::string& what) { throw std::logic_error("address generator: " + what); }
 

@@ -5,14 +5,13 @@
 
 #include "lower_impl.h"
 #include "skeleshare/lower/zero_columns.h"
+#include "skeleshare/support/int_math.h"
 
 namespace skeleshare::lower::detail {
 
 using ir::Op;
 
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void requireCtx(const View& a, const View& b, const char* what) {
   if (a.ctx != b.ctx) throw LowerError(fmt::format("{}: operands in different skeleton contexts", what));

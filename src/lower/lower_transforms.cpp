@@ -10,14 +10,13 @@
 #include <utility>
 
 #include "lower_impl.h"
+#include "skeleshare/support/int_math.h"
 
 namespace skeleshare::lower::detail {
 
 using ir::Op;
 
 namespace {
-
-int64_t ceilDivide(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// The first and second parameter types of a curried function f: A -> B -> R.
 const ir::Type* firstParam(const ir::Term* f) { return f->type()->param(); }
@@ -260,7 +259,7 @@ Sym Lowerer::parallelConv(const ir::Term* t, const Env& env) {
     in.gen.flatten(c);       // [NG][G][n]
   } else if (g % ow == 0) {
     int64_t rows = g / ow;
-    ohPadded = ceilDivide(oh, rows) * rows;
+    ohPadded = ceilDiv(oh, rows) * rows;
     if (ohPadded > oh) in.gen.pad(c, 0, ohPadded - oh, 0);
     in.gen.split(c, rows);  // [NG][G/OW][OW][n]
     in.gen.flatten(c + 1);  // [NG][G][n]

@@ -1,5 +1,7 @@
 #include "skeleshare/lower/zero_columns.h"
 
+#include "skeleshare/support/int_math.h"
+
 #include <algorithm>
 #include <optional>
 #include <vector>
@@ -22,8 +24,6 @@ std::optional<size_t> groupOfCounter(const AddrGen& g, size_t ctr) {
   return found;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 /// The first value of `digit` from which g reads 0 whatever its other digits are (the
 /// radix when there is none): a mask sum(coef * digit) + offset in [lo, hi), every coef
 /// >= 0 (digits are >= 0 in view form), leaves its range once coef(digit) * value >= hi -
@@ -40,12 +40,6 @@ int64_t zeroFrom(const AddrGen& g, size_t digit, int64_t radix) {
   return from;
 }
 
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
-
 }  // namespace
 
 bool dropZeroColumns(AddrGen& a, AddrGen& b, size_t ctr) {
@@ -60,7 +54,7 @@ bool dropZeroColumns(AddrGen& a, AddrGen& b, size_t ctr) {
   // PaddedMv of a window) runs its top digit past its radix, where a mask makes it padding.
   const int64_t inner = product(ra) / ra[0];
   std::vector<int64_t> range = ra;
-  range[0] = (extent + inner - 1) / inner;
+  range[0] = ceilDiv(extent, inner);
   if (range[0] < ra[0]) return false;  // a cropped index: its last top digit is partial
   const size_t fa = a.firstDigit(*ga), fb = b.firstDigit(*gb);
   std::vector<int64_t> keep(ra.size());
