@@ -409,9 +409,6 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
     t.constant = satAdd(unitCycles(l->load, mem), kUnitSwitch);
     return;
   }
-  // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
-  // parallelism) or its address generators' runs, whichever is more; its port the lines it
-  // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
   // The compute terms: calls * T(f), or its share when zero columns are dropped (a floor
   // over f's time, paddedColumns above), each as (child, coefficient, denominator).
   struct Compute {
@@ -422,6 +419,9 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   for (const CostExpr::Term& f : t.linear) compute.push_back({f.child, f.coef, 1});
   for (const CostExpr::Floor& f : t.floors)
     for (const CostExpr::Term& x : f.linear) compute.push_back({x.child, x.coef, f.den});
+  // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
+  // parallelism) or its address generators' runs, whichever is more; its port the lines it
+  // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
   t.constant = satAdd(t.constant, overhead);
   for (CostExpr::Floor& f : t.floors) f.constant = satAdd(f.constant, satMul(f.den, overhead));
   const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;

@@ -21,8 +21,10 @@ namespace skeleshare::lower {
 /// past some value of a digit: a mask of that operand, all of whose masks fill 0, whose
 /// expression has no negative term, fires there whatever the other digits are. The counter
 /// must be the whole of one group in each generator (its value exactly the counter), with
-/// the same radices and no padded flattened index. Returns whether anything changed; the
-/// counter's extent is then the product of its new radices, in both generators.
+/// the same radices; a flattened index padded at its end (its top digit past its radix)
+/// shrinks when a mask makes the padding zero, a cropped one never. Returns whether
+/// anything changed; the counter's extent is then the product of its new radices, in both
+/// generators.
 bool dropZeroColumns(AddrGen& a, AddrGen& b, size_t ctr);
 
 /// Merges counter `loop` into counter `col` (their extents multiply, `loop` keeps extent
