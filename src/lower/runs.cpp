@@ -40,7 +40,7 @@ struct Tables {
   std::vector<int64_t> mMin, mMax, dMin, dMax;  // per (mode, mask) and (mode, digit): table_min/max
   std::vector<bool> dMoves;                     // per (mode, digit): its table is not all 0
   std::array<std::vector<int64_t>, kModes> moving;  // per mode: the digits whose table moves
-  // Tail masks (ss_agen's TAIL_GROUP): mask m is exactly "the top digit of group tGroup[m] below
+  // Tail masks (ss_agen's TAIL_DIGIT): mask m is exactly "the top digit of group tGroup[m] below
   // its hi", and every mask fills alike, so an element whose group value is at least
   // tThreshold[m] is masked whatever the digits below do. tT: the group value's change
   // (exact over wraps: it is affine in the counters); tMin/tMax its table_min/max.

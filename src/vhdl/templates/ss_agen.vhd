@@ -16,7 +16,7 @@
 -- element's values plus constants (tables below, by mode and e). The run ends before the
 -- outermost moving counter leaves its extent and before a moving digit leaves its radix
 -- (beyond it a divided digit would change: a flattened window's next row), unless every
--- element from there is masked by a tail mask (TAIL_GROUP below). Each element
+-- element from there is masked by a tail mask (TAIL_DIGIT below). Each element
 -- is masked, with its mask's fill, or accessed; accessed elements must lie in the first
 -- element's 64-byte line (`run`) or in it and the next (`run2`, for a reader that has
 -- both). A masked first element still locates the run by its address (which may lie
@@ -132,16 +132,16 @@ architecture rtl of ss_agen is
                                                   SPACE, C_COEF);
   -- Tail masks: mask m is exactly "the top digit of its group below M_HI(m)" (a guard of
   -- lanes past a flattened index's end) and every mask fills alike, so an element whose
-  -- group value reaches TAIL_AT(m) is masked whatever the digits below the top do. A run
-  -- may go on past their wraps over such elements (a window's masked last lanes are one
-  -- run, not one per window row). TAIL_GROUP(m) = -1: not a tail mask.
-  function tail_groups return integer_vector is
-    variable g : integer_vector(0 to NMV - 1) := (others => -1);
+  -- group value reaches M_HI(m) * D_DIV(TAIL_DIGIT(m)) is masked whatever the digits below
+  -- the top do. A run may go on past their wraps over such elements (a window's masked last
+  -- lanes are one run, not one per window row). TAIL_DIGIT(m) = -1: not a tail mask.
+  function tail_digits return integer_vector is
+    variable t : integer_vector(0 to NMV - 1) := (others => -1);
     variable digit, terms : integer;
   begin
     for m in 1 to NM - 1 loop
       if M_FILL(m) /= M_FILL(0) then
-        return g;
+        return t;
       end if;
     end loop;
     for m in 0 to NM - 1 loop
@@ -157,28 +157,13 @@ architecture rtl of ss_agen is
       end loop;
       if terms = 1 and digit >= 0 and M_OFFSET(m) = 0 and M_LO(m) <= 0 and M_HI(m) >= 1 then
         if D_MOD(digit) = 0 then
-          g(m) := D_GROUP(digit);
+          t(m) := digit;
         end if;
       end if;
     end loop;
-    return g;
+    return t;
   end function;
-  constant TAIL_GROUP : integer_vector(0 to NMV - 1) := tail_groups;
-  function tail_thresholds return integer_vector is
-    variable a : integer_vector(0 to NMV - 1) := (others => 0);
-  begin
-    for m in 0 to NM - 1 loop
-      if TAIL_GROUP(m) >= 0 then
-        for d in 0 to ND - 1 loop
-          if M_COEF(m * ND + d) = 1 then
-            a(m) := M_HI(m) * D_DIV(d);
-          end if;
-        end loop;
-      end if;
-    end loop;
-    return a;
-  end function;
-  constant TAIL_AT : integer_vector(0 to NMV - 1) := tail_thresholds;
+  constant TAIL_DIGIT : integer_vector(0 to NMV - 1) := tail_digits;
   -- T_T((md*NMV + m)*R + e): the change of a tail mask's group value (affine in the
   -- counters, so exact over the digits' wraps)
   function tail_table return integer_vector is
@@ -187,11 +172,11 @@ architecture rtl of ss_agen is
   begin
     for md in 0 to RUN_MODES - 1 loop
       for m in 0 to NM - 1 loop
-        if TAIL_GROUP(m) >= 0 then
+        if TAIL_DIGIT(m) >= 0 then
           for e in 0 to MAXRUN loop
             v := 0;
             for j in NC - LS(md) to NC - 1 loop
-              v := v + run_delta(e, j, LS(md), NC, EXTENTS) * G_COEF(TAIL_GROUP(m) * NC + j);
+              v := v + run_delta(e, j, LS(md), NC, EXTENTS) * G_COEF(D_GROUP(TAIL_DIGIT(m)) * NC + j);
             end loop;
             t((md * NMV + m) * R + e) := v;
           end loop;
@@ -354,13 +339,13 @@ begin
                      lo_c, hi_c);
           mask_lo(m) := lo_c;
           mask_hi(m) := hi_c;
-          if TAIL_GROUP(m) >= 0 then  -- the group's value, and where it reaches TAIL_AT
-            gv := G_OFFSET(TAIL_GROUP(m));
+          if TAIL_DIGIT(m) >= 0 then  -- the group's value, and where it reaches the threshold
+            gv := G_OFFSET(D_GROUP(TAIL_DIGIT(m)));
             for k in 0 to NC - 1 loop
-              gv := gv + G_COEF(TAIL_GROUP(m) * NC + k) * ctr(k);
+              gv := gv + G_COEF(D_GROUP(TAIL_DIGIT(m)) * NC + k) * ctr(k);
             end loop;
-            run_window(gv, gv + T_T_MIN(mdc * NMV + m) - 1, TAIL_AT(m), T_T_MIN(mdc * NMV + m),
-                       T_T_MAX(mdc * NMV + m), lo_c, hi_c);
+            run_window(gv, gv + T_T_MIN(mdc * NMV + m) - 1, M_HI(m) * D_DIV(TAIL_DIGIT(m)),
+                       T_T_MIN(mdc * NMV + m), T_T_MAX(mdc * NMV + m), lo_c, hi_c);
             tail_lo(m) := lo_c;
             tail_hi(m) := hi_c;
           end if;
@@ -390,7 +375,7 @@ begin
           -- or masked by a tail mask, past any wrap (every mask fills alike then)
           te := false;
           for m in 0 to NM - 1 loop
-            if TAIL_GROUP(m) >= 0 then
+            if TAIL_DIGIT(m) >= 0 then
               t := T_T((mdc * NMV + m) * R + e) - T_T_MIN(mdc * NMV + m) + 1;
               te := te or not inside(tail_lo(m), tail_hi(m), t);
             end if;
