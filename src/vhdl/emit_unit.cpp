@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/runs.h"
@@ -177,10 +178,31 @@ class UnitWriter {
       const int exact = unit_.nodes[n.operands.at(0)].type.bits + unit_.nodes[n.operands.at(1)].type.bits;
       if (exact < n.type.bits) narrowBits_[i] = exact;
     }
+    // A Mul that only an adding ReduceVec reads is one ss_dot with it, and so is a
+    // Broadcast that only that Mul reads: in simulation the products and the broadcast
+    // copies are then no signals (ss_dot.vhd says why).
+    auto onlyUse = [&](size_t i, size_t j) {
+      const auto& us = uses[static_cast<uint32_t>(i)];
+      return spec_.emit[i] && !spec_.sources.count(static_cast<uint32_t>(i)) && us.size() == 1 && !us[0].sink &&
+             us[0].j == j;
+    };
+    for (size_t j = 0; j < unit_.nodes.size(); ++j) {
+      const Node& r = unit_.nodes[j];
+      if (!spec_.emit[j] || r.prim != Prim::ReduceVec || r.params[0] != 0 || spec_.lenInputs.count(static_cast<uint32_t>(j)))
+        continue;
+      const size_t m = r.operands[0];
+      if (unit_.nodes[m].prim != Prim::Mul || !onlyUse(m, j)) continue;
+      dotOf_[j] = m;
+      fused_.insert(m);
+      for (size_t p = 0; p < 2; ++p) {
+        const size_t b = unit_.nodes[m].operands[p];
+        if (unit_.nodes[b].prim == Prim::Broadcast && onlyUse(b, m)) fused_.insert(b);
+      }
+    }
     for (size_t i = 0; i < unit_.nodes.size(); ++i) {
       const Node& n = unit_.nodes[i];
       auto source = spec_.sources.find(static_cast<uint32_t>(i));
-      if (n.prim == Prim::Write || (!spec_.emit[i] && source == spec_.sources.end())) continue;
+      if (n.prim == Prim::Write || fused_.count(i) || (!spec_.emit[i] && source == spec_.sources.end())) continue;
       const int64_t w = lanesOf(n.type) * bitsOf(i);
       const std::string src = fmt::format("n{}", i);
       const auto& us = uses[static_cast<uint32_t>(i)];
@@ -269,6 +291,8 @@ class UnitWriter {
 
   void emitNode(size_t i) {
     const Node& n = unit_.nodes[i];
+    if (fused_.count(i)) return;  // part of the ss_dot of the ReduceVec that reads it
+    if (dotOf_.count(i)) return emitDot(i);
     body_ += fmt::format("  -- %{} {} : {}\n", i, lower::primName(n.prim), n.type.isUnit() ? "unit" : n.type.str());
     auto opType = [&](size_t p) -> const lower::MType& { return unit_.nodes[n.operands[p]].type; };
     switch (n.prim) {
@@ -413,14 +437,9 @@ class UnitWriter {
         return;
       }
       case Prim::Broadcast: {
-        // Wires: the operand's lanes are (outer o, inner i), the result's (o, copy k, i);
-        // every copy of a block of inner lanes is that block.
         const Endpoint& e = operand(i, 0);
-        const lower::MType& in = opType(0);
-        const size_t ns = in.numStreamDims(), at = ns + static_cast<size_t>(n.params[1]);
-        int64_t outer = 1, inner = 1;
-        for (size_t d = ns; d < in.dims.size(); ++d) (d < at ? outer : inner) *= in.dims[d].extent;
-        const int64_t w = inner * in.bits, copies = n.params[0];
+        const BroadcastShape b = broadcastShape(i);
+        const int64_t outer = b.outer, inner = b.inner, w = inner * opType(0).bits, copies = b.copies;
         body_ += fmt::format(
             "  n{0}_outer : for o in 0 to {1} generate\n"
             "    n{0}_copies : for k in 0 to {2} generate\n"
@@ -476,6 +495,50 @@ class UnitWriter {
     throw EmitError("unknown primitive");
   }
 
+  /// A Broadcast's lanes: the operand's are (outer o, inner i), the result's
+  /// (o, copy k, i); every copy of a block of inner lanes is that block.
+  struct BroadcastShape {
+    int64_t outer = 1, copies = 1, inner = 1;
+  };
+  BroadcastShape broadcastShape(size_t i) const {
+    const Node& n = unit_.nodes[i];
+    const lower::MType& in = unit_.nodes[n.operands[0]].type;
+    const size_t ns = in.numStreamDims(), at = ns + static_cast<size_t>(n.params[1]);
+    BroadcastShape b;
+    b.copies = n.params[0];
+    for (size_t d = ns; d < in.dims.size(); ++d) (d < at ? b.outer : b.inner) *= in.dims[d].extent;
+    return b;
+  }
+
+  /// ReduceVec j (add) with the Mul it sums, and the Broadcasts only that Mul reads.
+  void emitDot(size_t j) {
+    const size_t m = dotOf_.at(j);
+    const Node& mul = unit_.nodes[m];
+    const bool dsp = mul.params[0] == 1;
+    if (dsp) out_.dspLanes += lanesOf(mul.type);
+    std::string ports, spread;
+    for (size_t p = 0; p < 2; ++p) {
+      const char* name = p == 0 ? "a" : "b";
+      const size_t src = mul.operands[p];
+      const bool folded = fused_.count(src) != 0;
+      const Endpoint& e = folded ? operand(src, 0) : operand(m, p);
+      ports += fmt::format("{0}{1}_valid => {2}, {1}_ready => {3}, {1}_data => {4}", p ? ",\n              " : "", name,
+                           e.valid, e.ready, e.data);
+      if (folded) {
+        const BroadcastShape b = broadcastShape(src);
+        spread += fmt::format(", {0}_COPIES => {1}, {0}_INNER => {2}", p == 0 ? "A" : "B", b.copies, b.inner);
+      }
+    }
+    body_ += fmt::format(
+        "  n{0}_dot : entity work.ss_dot  -- %{1} Mul and the Broadcasts only it reads\n"
+        "    generic map (LANES_OUT => {2}, N => {3}, A_BITS => {4}, B_BITS => {5}, DSP => {6}, P_BITS => {7},\n"
+        "                 O_BITS => {8}{9})\n"
+        "    port map (clk => clk, rst => rst, {10},\n              {11});\n",
+        j, m, lanesOf(unit_.nodes[j].type), innermostVector(mul.type), unit_.nodes[mul.operands[0]].type.bits,
+        unit_.nodes[mul.operands[1]].type.bits, dsp ? "true" : "false", bitsOf(m), unit_.nodes[j].type.bits, spread, ports,
+        outPorts(j));
+  }
+
   const MemoryMap& map_;
   const lower::Unit& unit_;
   EntitySpec spec_;
@@ -483,6 +546,8 @@ class UnitWriter {
   std::string decls_, body_;
   std::map<std::pair<size_t, size_t>, Endpoint> endpoints_;
   std::map<size_t, int> narrowBits_;  // Mul node -> the exact width of its products (collectUses)
+  std::map<size_t, size_t> dotOf_;    // ReduceVec -> the Mul it sums in one ss_dot
+  std::set<size_t> fused_;            // the Muls and Broadcasts inside an ss_dot
   std::vector<std::string> doneSignals_;
 };
 

@@ -178,7 +178,7 @@ TEST(SharedInstance, PooledOperandsAreReadFromThePoolNotCopiedByEveryCall) {
     EXPECT_NE(top.find("u2_r0_rdata_sim : if SIMULATING generate"), std::string::npos) << top;
     EXPECT_NE(top.find("p1_data => r0_rdata"), std::string::npos) << top;
     const std::string& inst = fileText(s.design, "t_pooled_i0.vhd");
-    EXPECT_NE(inst.find("O_BITS => 16"), std::string::npos) << inst;  // i8 x i8 products
+    EXPECT_NE(inst.find("P_BITS => 16"), std::string::npos) << inst;  // i8 x i8 products, summed by an ss_dot
     EXPECT_EQ(s.design.dspLanes, 32);
   }
 }
