@@ -104,6 +104,21 @@ bool runVerilator(const EmittedDesign& design, const TestbenchFiles& tb, const s
 
 }  // namespace
 
+std::string synthesisView(const std::string& vhdl) {
+  std::istringstream in(vhdl);
+  std::string out, line;
+  bool skipping = false;
+  while (std::getline(in, line)) {
+    const bool off = line.find("pragma translate_off") != std::string::npos;
+    const bool on = line.find("pragma translate_on") != std::string::npos;
+    if (off) skipping = true;
+    if (!skipping) out += line + "\n";
+    if (on) skipping = false;
+  }
+  if (skipping) throw std::runtime_error("a translate_off region without its translate_on");
+  return out;
+}
+
 void writeDesign(const EmittedDesign& design, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   std::string list;
@@ -135,7 +150,16 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     failure = r.error;
   } else {
     std::vector<std::filesystem::path> files;
-    for (const auto& f : design.files) files.push_back(vhdlDir / f.name);
+    const auto viewDir = simDir / "synthesis-view";
+    if (o.synthesisForms) std::filesystem::create_directories(viewDir);
+    for (const auto& f : design.files) {
+      if (!o.synthesisForms) {
+        files.push_back(vhdlDir / f.name);
+        continue;
+      }
+      writeFile(viewDir / f.name, synthesisView(slurp(vhdlDir / f.name)));
+      files.push_back(viewDir / f.name);
+    }
     for (const auto& f : tb.files) files.push_back(vhdlDir / f.name);
     ProgressMeter meter(o);
     auto t0 = std::chrono::steady_clock::now();

@@ -1,6 +1,7 @@
 // `skeleshare sim` end to end: compile to VHDL, simulate in GHDL, compare bit for bit; and
 // Verilator, which must agree with GHDL cycle for cycle (CliSim.GhdlAndVerilatorAgree...).
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -30,19 +31,28 @@ constexpr double kModelTolerance = 0.15;
 
 /// `sim --simulator both` ran GHDL and then Verilator on the same design and memory image:
 /// both passed with the same cycles (the command fails otherwise; checked here as well).
+/// Every run of `sim --json` (`simulations`: GHDL with the simulation forms first, then
+/// `verilator` with --simulator both and GHDL's synthesis forms with --check-forms) ran
+/// and gave the first run's cycles (the outputs: `result` is PASS only when they agree).
+void expectRunsAgree(const nlohmann::json& j, const std::vector<std::string>& runs, const std::string& what) {
+  ASSERT_EQ(j["simulations"].size(), runs.size()) << what << "\n" << j.dump(2);
+  std::string seconds;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const auto& q = j["simulations"][k];
+    const std::string name = q["simulator"].get<std::string>() + (q["forms"] == "synthesis" ? "-synthesis" : "");
+    EXPECT_EQ(name, runs[k]) << what;
+    EXPECT_TRUE(q["ok"].get<bool>()) << what << "\n" << j.dump(2);
+    EXPECT_EQ(q["simulated_cycles"], j["simulated_cycles"]) << what << ": " << name;
+    seconds += fmt::format("{}{} {} s", k ? ", " : "", name, q["run_seconds"].dump());
+    if (q["simulator"] == "verilator")
+      seconds += q["model_cached"].get<bool>() ? " (model cached)"
+                                               : " (model built: ghdl synth " + q["ghdl_synth_seconds"].dump() +
+                                                     " s, compile " + q["model_compile_seconds"].dump() + " s)";
+  }
+  std::cerr << what << ": " << seconds << "\n";
+}
 void expectSimulatorsAgree(const nlohmann::json& j, const std::string& what) {
-  ASSERT_EQ(j["simulations"].size(), 2u) << what << "\n" << j.dump(2);
-  const auto& g = j["simulations"][0];
-  const auto& v = j["simulations"][1];
-  EXPECT_EQ(g["simulator"], "ghdl") << what;
-  EXPECT_EQ(v["simulator"], "verilator") << what;
-  EXPECT_TRUE(g["ok"].get<bool>() && v["ok"].get<bool>()) << what << "\n" << j.dump(2);
-  EXPECT_EQ(g["simulated_cycles"], v["simulated_cycles"]) << what;
-  EXPECT_EQ(j["simulated_cycles"], v["simulated_cycles"]) << what;
-  std::cerr << what << ": ghdl " << g["run_seconds"] << " s, verilator " << v["run_seconds"] << " s (model "
-            << (v["model_cached"].get<bool>() ? "cached" : "built: ghdl synth " + v["ghdl_synth_seconds"].dump() +
-                                                                 " s, compile " + v["model_compile_seconds"].dump() + " s")
-            << ")\n";
+  expectRunsAgree(j, {"ghdl", "verilator"}, what);
 }
 
 /// Checks simulated / predicted against its recorded value.
@@ -134,7 +144,8 @@ TEST(CliSim, UserLambdasSimulateBitExact) {
 }
 
 TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
-  // Self-attention: the dot products are bound by their operands' memory traffic, so even
+  // Self-attention (also as synthesis reads it, --check-forms: see CliSimBudgets below):
+  // the dot products are bound by their operands' memory traffic, so even
   // 400 DSPs give one shared instance of 64 multipliers (32 blocks, two i8 products each)
   // called five times; 8 DSPs make it 16 multipliers.
   std::vector<int64_t> multipliers;
@@ -142,12 +153,13 @@ TEST(CliSim, ExtractedDesignsAtTwoBudgetsPass) {
   for (int k = 0; k < 2; ++k) {
     const char* budget = k == 0 ? "400" : "8";
     auto dir = scratchDir();
-    auto r = runTool({"sim", bench("self_attention_small.dsl"), "--dsp-budget", budget, "--seed", "9", "--json", "-q", "-o",
-                      (dir / "out").string()},
+    auto r = runTool({"sim", bench("self_attention_small.dsl"), "--dsp-budget", budget, "--seed", "9", "--check-forms",
+                      "--json", "-q", "-o", (dir / "out").string()},
                      dir);
     ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["result"], "PASS");
+    expectRunsAgree(j, {"ghdl", "ghdl-synthesis"}, std::string("self_attention_small at ") + budget + " DSPs");
     EXPECT_LE(j["dsp_blocks"].get<int64_t>(), std::stoll(budget));
     multipliers.push_back(j["dsp_multipliers"].get<int64_t>());
     expectPinnedRatio(j, pinned[static_cast<size_t>(k)], std::string("self_attention_small at ") + budget + " DSPs");
@@ -250,7 +262,10 @@ TEST(CliSim, FullStencilAtAQuarterOfTheBaselineReadsARowAndItsHaloInOneRun) {
 // default effort limit (a work count, so the designs are deterministic). TinyYolo-small's
 // channel counts (2 ... 128) leave no single convolution function for all its layers, so it
 // may build one convolution unit per layer (--max-conv-units 16), as in tests/lower.
-// `ratio` pins each budget's simulated cycles (expectPinnedRatio).
+// `ratio` pins each budget's simulated cycles (expectPinnedRatio). Each design is also
+// simulated as synthesis reads it (`--check-forms`: GHDL without the simulation forms,
+// docs/hardware.md "GHDL time"), which must give the same cycles and outputs: the forms
+// that make full-size simulation fast are checked on every small design at two budgets.
 struct BudgetPair {
   const char* file;
   const char* high;
@@ -271,13 +286,15 @@ TEST_P(CliSimBudgets, BothBudgetsPassBitExactWithDifferentDesigns) {
     const char* budget = k == 0 ? p.high : p.low;
     auto dir = scratchDir();
     std::vector<std::string> args{"sim", bench(p.file), "--dsp-budget", budget, "--seed", "3", "--simulator", p.simulator,
-                                  "--json", "-q", "-o", (dir / "out").string()};
+                                  "--check-forms", "--json", "-q", "-o", (dir / "out").string()};
     args.insert(args.end(), p.extra.begin(), p.extra.end());
     auto r = runTool(args, dir);
     ASSERT_EQ(r.exitCode, 0) << p.file << " at " << budget << " DSPs\n" << r.out << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["result"], "PASS");
-    if (std::string(p.simulator) == "both") expectSimulatorsAgree(j, std::string(p.file) + " at " + budget + " DSPs");
+    const std::string what = std::string(p.file) + " at " + budget + " DSPs";
+    if (std::string(p.simulator) == "both") expectRunsAgree(j, {"ghdl", "verilator", "ghdl-synthesis"}, what);
+    else expectRunsAgree(j, {"ghdl", "ghdl-synthesis"}, what);
     EXPECT_LE(j["dsp_blocks"].get<int64_t>(), std::stoll(budget));
     auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
     EXPECT_EQ(report["lowered_dsp_lanes"], j["dsp_multipliers"]);
@@ -309,7 +326,11 @@ INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(Budge
 const BudgetPair kVggPair{"vgg_cifar_small.dsl", "512", "64", {}, {14840.0 / 17332, 17784.0 / 17356}};
 const BudgetPair kYoloPair{"tinyyolo_v2_small.dsl", "1024", "512", {"--max-conv-units", "16", "--effort", "30000000"},
                            {31443.0 / 36298, 37045.0 / 41484}};
-INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(kVggPair, kYoloPair), budgetName);
+// The full TinyYolo structure (nine layers, the 1x1 last one): 53,380 and 144,112
+// simulated cycles, 1,450 and 968 multipliers.
+const BudgetPair kFullYoloPair{"tinyyolo_v2_full_small.dsl", "1024", "512", {"--max-conv-units", "16", "--effort", "30000000"},
+                               {53380.0 / 54088, 144112.0 / 161836}};
+INSTANTIATE_TEST_SUITE_P(HeavySim, CliSimBudgets, ::testing::Values(kVggPair, kYoloPair, kFullYoloPair), budgetName);
 
 BudgetPair inBoth(BudgetPair p) {
   p.simulator = "both";

@@ -30,6 +30,9 @@ struct SimOptions {
   Simulator simulator = Simulator::Ghdl;
   GhdlBackend backend = GhdlBackend::Default;  // GHDL's code generator
   std::filesystem::path verilatorCache;        // where Verilator models are kept; empty: none
+  /// GHDL: simulate the RTL as synthesis reads it, without the simulation forms
+  /// (synthesisView); slower, and it must give the same cycles and outputs.
+  bool synthesisForms = false;
   int64_t estimatedCycles = 0;                 // the lowering's estimate, for the progress' ETA
   /// Progress lines (the build steps; cycles simulated, cycles per second, ETA at most
   /// every two seconds); none when empty.
@@ -46,6 +49,11 @@ struct SimResult {
   double runSeconds = 0;      // the simulation itself (GHDL: analysis and elaboration included)
   VerilatorModel model;       // Verilator: how the model was built or found
 };
+
+/// VHDL text as synthesis reads it: every `-- pragma translate_off` ... `translate_on`
+/// region removed (ss_pkg.SIMULATING is then false, so every template takes its
+/// synthesis form).
+std::string synthesisView(const std::string& vhdl);
 
 /// Runs the testbench in `options.simulator`: `vhdlDir` holds the design and testbench
 /// files (written by writeDesign/writeTestbench), `simDir` receives the memory image, the

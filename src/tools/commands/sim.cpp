@@ -1,9 +1,11 @@
 // skeleshare sim FILE(.dsl|.ir) [compile flags] [--seed N] [--input NAME=PATH.npy]...
-//                [--simulator auto|ghdl|verilator|both] [--json] [-o DIR]
+//                [--simulator auto|ghdl|verilator|both] [--check-forms] [--json] [-o DIR]
 // Compiles the program to VHDL (driver::compile), writes the memory image, simulates the
 // generated testbench in GHDL or Verilator with seeded random memory wait states, and
 // compares every output bit for bit with the skeleton interpreter. Exit 0 only on a
-// bit-exact match (with `both`: and the two simulators agree cycle for cycle).
+// bit-exact match (with `both`: and the two simulators agree cycle for cycle; with
+// --check-forms: and GHDL agrees on the RTL as synthesis reads it, without the
+// simulation forms).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -40,6 +42,20 @@ struct SimCommandOptions {
   int64_t maxCycles = 50'000'000;
   std::string backend = "auto";
   std::string simulator = "auto";
+  bool checkForms = false;
+};
+
+/// One simulation of the design: a simulator, and for GHDL which forms of the templates.
+struct SimRun {
+  vhdl::Simulator simulator;
+  bool synthesisForms = false;
+  std::string name() const {
+    return synthesisForms ? fmt::format("{} (synthesis forms)", vhdl::simulatorName(simulator)) : vhdl::simulatorName(simulator);
+  }
+  std::string dirName() const {
+    return synthesisForms ? fmt::format("sim-{}-synthesis", vhdl::simulatorName(simulator))
+                          : fmt::format("sim-{}", vhdl::simulatorName(simulator));
+  }
 };
 
 using Json = nlohmann::ordered_json;
@@ -73,6 +89,13 @@ void stageText(StagedOutputs& staged, const std::string& name, const std::string
     f << text;
     if (!f) throw std::runtime_error("cannot write '" + p.string() + "'");
   });
+}
+
+/// "; ghdl and verilator agree" and the like, for the runs after the first.
+std::string agreed(const std::vector<SimRun>& plan) {
+  std::string s;
+  for (size_t k = 1; k < plan.size(); ++k) s += fmt::format("; {} and {} agree", plan[0].name(), plan[k].name());
+  return s;
 }
 
 int runSim(SimCommandOptions o) {
@@ -136,21 +159,23 @@ int runSim(SimCommandOptions o) {
   so.estimatedCycles = c.estimatedCycles;
   so.verilatorCache = vhdl::defaultVerilatorCache();
   if (!o.quiet) so.progress = [](const std::string& line) { std::cerr << line << '\n'; };
-  std::vector<vhdl::Simulator> simulators;
+  std::vector<SimRun> plan;
   try {
     so.backend = vhdl::chooseGhdlBackend(o.backend, c.estimatedCycles);
-    if (o.simulator == "both") simulators = {vhdl::Simulator::Ghdl, vhdl::Simulator::Verilator};
-    else simulators = {vhdl::chooseSimulator(o.simulator)};
+    if (o.simulator == "both") plan = {{vhdl::Simulator::Ghdl}, {vhdl::Simulator::Verilator}};
+    else plan = {{vhdl::chooseSimulator(o.simulator)}};
+    if (o.checkForms) plan.push_back({vhdl::Simulator::Ghdl, true});
   } catch (const std::exception& e) {
     return err(e.what(), kExitInputError);
   }
   vhdl::TestbenchFiles tb = vhdl::emitTestbench(*c.hardware, tdir);
-  // One run per simulator, the first in DIR/sim, a second one in DIR/sim-<name>.
+  // One run per entry of the plan, the first in DIR/sim, the others in DIR/sim-<name>.
   std::vector<vhdl::SimResult> runs;
-  for (vhdl::Simulator s : simulators) {
-    so.simulator = s;
-    auto simDir = dir / (runs.empty() ? std::string("sim") : std::string("sim-") + vhdl::simulatorName(s));
-    if (so.progress) so.progress(fmt::format("simulating in {}", vhdl::simulatorName(s)));
+  for (const SimRun& run : plan) {
+    so.simulator = run.simulator;
+    so.synthesisForms = run.synthesisForms;
+    auto simDir = dir / (runs.empty() ? std::string("sim") : run.dirName());
+    if (so.progress) so.progress(fmt::format("simulating in {}", run.name()));
     runs.push_back(vhdl::simulate(*c.hardware, tb, inputs, dir / "vhdl", simDir, so));
   }
   const vhdl::SimResult& r = runs.front();
@@ -161,15 +186,15 @@ int runSim(SimCommandOptions o) {
     // What the hardware computed, for inspection beside `run`'s outputs: DIR/sim/NAME.npy.
     for (const auto& [name, t] : r.outputs) writeNpy((dir / "sim" / (name + ".npy")).string(), t);
   }
-  // With two simulators: the second must have run, and agree in cycles and outputs.
+  // With several runs: every other one must have run, and agree in cycles and outputs.
   std::string disagreement;
   bool ok = r.ok;
   for (size_t k = 1; k < runs.size(); ++k) {
     const vhdl::SimResult& q = runs[k];
-    std::string names = fmt::format("{} and {}", vhdl::simulatorName(r.simulator), vhdl::simulatorName(q.simulator));
+    std::string names = fmt::format("{} and {}", plan[0].name(), plan[k].name());
     if (!q.ok) {
       ok = false;
-      disagreement = fmt::format("{} failed: {}", vhdl::simulatorName(q.simulator), q.error);
+      disagreement = fmt::format("{} failed: {}", plan[k].name(), q.error);
     } else if (r.ok && q.cycles != r.cycles) {
       disagreement = fmt::format("{} disagree: {} and {} cycles", names, r.cycles, q.cycles);
     } else if (r.ok) {
@@ -193,9 +218,11 @@ int runSim(SimCommandOptions o) {
   j["dsp_blocks"] = c.report["hardware"]["dsps"];
   j["ghdl_backend"] = vhdl::ghdlBackendName(so.backend);
   Json each = Json::array();
-  for (const vhdl::SimResult& q : runs) {
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const vhdl::SimResult& q = runs[k];
     Json e;
     e["simulator"] = vhdl::simulatorName(q.simulator);
+    e["forms"] = plan[k].synthesisForms ? "synthesis" : "simulation";
     e["ok"] = q.ok;
     e["simulated_cycles"] = q.cycles;
     e["run_seconds"] = std::round(q.runSeconds * 10) / 10;
@@ -219,8 +246,7 @@ int runSim(SimCommandOptions o) {
     std::cout << j.dump(2) << '\n';
   } else if (pass) {
     std::cout << fmt::format("PASS: {} outputs bit-exact; {} simulated cycles (predicted {}, estimated {}){}\n", want.size(),
-                             r.cycles, c.predictedCycles, c.estimatedCycles,
-                             runs.size() > 1 ? "; ghdl and verilator agree" : "");
+                             r.cycles, c.predictedCycles, c.estimatedCycles, agreed(plan));
   } else if (bad) {
     std::cout << fmt::format("MISMATCH: {}; {} simulated cycles\n", bad->describe(), r.cycles);
   } else if (!r.ok) {
@@ -251,6 +277,9 @@ Command addSimCommand(CLI::App& root) {
                   "auto (GHDL: measured faster on every benchmark, docs/hardware.md), ghdl, verilator, or both "
                   "(each, and they must agree cycle for cycle)")
       ->check(CLI::IsMember({"auto", "ghdl", "verilator", "both"}));
+  app->add_flag("--check-forms", o->checkForms,
+                "also simulate in GHDL the RTL as synthesis reads it (no simulation forms, slower): it must agree "
+                "cycle for cycle");
   addCompileFlags(*app, o->compile);
   app->add_flag("-q,--quiet", o->quiet, "no progress on stderr");
   return {app, [o] { return runSim(*o); }};
