@@ -1,6 +1,7 @@
 #include "skeleshare/lower/replay_pool.h"
 
 #include <algorithm>
+#include <set>
 
 namespace skeleshare::lower {
 
@@ -16,6 +17,25 @@ int64_t ReplayPool::bits() const {
   for (const auto& s : slots) b += s.bits();
   return b;
 }
+
+namespace {
+
+/// The Repeats of a call unit whose data a shared instance's datapath reads (through
+/// splits and joins): the instance takes them from the pool RAM.
+std::set<uint32_t> datapathOperands(const Unit& unit) {
+  std::set<uint32_t> fed;
+  if (!unit.call) return fed;
+  const auto& dp = unit.call->datapath;
+  for (uint32_t j : dp)
+    for (uint32_t o : unit.nodes.at(j).operands) {
+      if (std::binary_search(dp.begin(), dp.end(), o)) continue;
+      while (reshapesOnly(unit.nodes.at(o).prim)) o = unit.nodes[o].operands.at(0);
+      if (unit.nodes[o].prim == Prim::Repeat) fed.insert(o);
+    }
+  return fed;
+}
+
+}  // namespace
 
 ReplayPool planReplayPool(const Program& prog) {
   ReplayPool pool;
@@ -33,8 +53,13 @@ ReplayPool planReplayPool(const Program& prog) {
         continue;
       bufs.push_back({static_cast<uint32_t>(i), replayShape(unit, unit.nodes[i])});
     }
-    // deepest first; a stable order for equal depths keeps the plan deterministic
-    std::stable_sort(bufs.begin(), bufs.end(), [](const Buf& a, const Buf& b) { return a.shape.words > b.shape.words; });
+    // What a shared instance reads first, so that every call's operand is in the same slot
+    // where it can be (the instance reads that RAM with no multiplexer between the calls:
+    // an 8,192-bit one in TinyYolo v2, whose layer 2 replays its weights twice); then
+    // deepest first. A stable order for equal keys keeps the plan deterministic.
+    const std::set<uint32_t> fed = datapathOperands(unit);
+    auto key = [&](const Buf& b) { return std::pair{fed.count(b.node) ? 1 : 0, b.shape.words}; };
+    std::stable_sort(bufs.begin(), bufs.end(), [&](const Buf& a, const Buf& b) { return key(a) > key(b); });
     std::map<int64_t, size_t> rank;  // width -> buffers of that width placed so far
     for (const Buf& b : bufs) {
       const std::pair<int64_t, size_t> key{b.shape.width, rank[b.shape.width]++};

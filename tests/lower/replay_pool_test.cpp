@@ -79,6 +79,27 @@ TEST(ReplayPool, ADatapathsBufferKeepsItsOwnRam) {
   EXPECT_TRUE(planReplayPool(f.prog).slots.empty());
 }
 
+TEST(ReplayPool, WhatASharedInstanceReadsGoesFirst) {
+  // Two calls of one instance: u0 replays its read twice, and the instance reads the
+  // shallower replay (2 x 3 words); u1's instance reads its only one (2 x 12 words). Both
+  // operands share slot 0, so the instance reads one RAM in both calls.
+  PoolFixture f;
+  for (const std::vector<int64_t>& repeats : {std::vector<int64_t>{0, 1}, std::vector<int64_t>{0}}) {
+    Unit& u = f.unit({S, S, V}, repeats);
+    const uint32_t read = repeatNode(u, repeats.size() - 1);
+    UnitBuilder b(f.prog, u);
+    const uint32_t shift = b.op(Prim::ShiftRight, {read}, {1});
+    u.call = Call{0, {shift}};
+  }
+  const ReplayPool pool = planReplayPool(f.prog);
+  ASSERT_EQ(pool.slots.size(), 2u);
+  EXPECT_EQ(pool.slotOf.at({0, repeatNode(f.prog.units[0], 1)}), 0u);  // the shallower, read by the instance
+  EXPECT_EQ(pool.slotOf.at({1, repeatNode(f.prog.units[1], 0)}), 0u);
+  EXPECT_EQ(pool.slotOf.at({0, repeatNode(f.prog.units[0], 0)}), 1u);
+  EXPECT_EQ(pool.slots[0].words, 24);
+  EXPECT_EQ(pool.slots[1].words, 24);
+}
+
 TEST(ReplayPool, IntermediatesGoOnChipOnlyWhereThePoolLeavesRoom) {
   // A device of 128 M20K blocks: an intermediate's line RAM takes 64 (its half), and a
   // replay buffer of 3,200-bit words (vec[400] i8) 80 blocks side by side.

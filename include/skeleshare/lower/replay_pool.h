@@ -6,7 +6,8 @@
 // buffers can live in the same RAMs. Each RAM is a slot: one word width, as deep as the
 // deepest buffer placed in it. A unit's buffers of one width go to that width's slots,
 // deepest first, so that the k-th deepest buffer of width W of every unit shares slot
-// (W, k). A design's replay memory is then the sum over slots of width x depth, where
+// (W, k) (a buffer that a shared instance reads first, so that the instance reads every
+// call's operand from one RAM, without a multiplexer). A design's replay memory is then the sum over slots of width x depth, where
 // one RAM per buffer made it the sum over buffers: full VGG-CIFAR's 54.8 Mbit become
 // 9.5 Mbit.
 //
