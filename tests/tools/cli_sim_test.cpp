@@ -317,9 +317,10 @@ INSTANTIATE_TEST_SUITE_P(SmallBenchmarks, CliSimBudgets, ::testing::Values(Budge
                          budgetName);
 // VGG: one Conv instance called 13 times (six lets), 288 and 128 DSP multipliers (every
 // budget from 160 to 512 gives the 288); TinyYolo: one convolution unit per layer
-// (--max-conv-units 16; an effort of 30M, about 10 s of extraction). 14 000 - 38 000
-// simulated cycles, 20-60 s of GHDL each: the same in every build type, so the Sanitize run
-// skips them (`ctest -E HeavySim`, .ci/dev). VGG at 512 is 0.86 of its prediction: the
+// (--max-conv-units 16; an effort of 30M, about 10 s of extraction). 14 000 - 144 000
+// simulated cycles; with the synthesis forms (4-5 times slower) 100-165 s a pair (measured
+// beside another simulation): the same in every build type, so the Sanitize run skips
+// them (`ctest -E HeavySim`, .ci/dev). VGG at 512 is 0.86 of its prediction: the
 // Conv unit's fresh-window floor (80 cycles a call where the calls take about 55) and the
 // zero-channel share of padded layers, docs/cost-model.md "Where the model is known to be
 // off".
