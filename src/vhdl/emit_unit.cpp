@@ -520,10 +520,8 @@ class UnitWriter {
     for (size_t p = 0; p < 2; ++p) {
       const char* name = p == 0 ? "a" : "b";
       const size_t src = mul.operands[p];
-      const bool folded = fused_.count(src) != 0;
-      const Endpoint& e = folded ? operand(src, 0) : operand(m, p);
-      ports += fmt::format("{0}{1}_valid => {2}, {1}_ready => {3}, {1}_data => {4}", p ? ",\n              " : "", name,
-                           e.valid, e.ready, e.data);
+      const bool folded = fused_.count(src) != 0;  // a Broadcast: the dot reads its operand
+      ports += (p ? ",\n              " : "") + (folded ? inPorts(src, 0, name) : inPorts(m, p, name));
       if (folded) {
         const BroadcastShape b = broadcastShape(src);
         spread += fmt::format(", {0}_COPIES => {1}, {0}_INNER => {2}", p == 0 ? "A" : "B", b.copies, b.inner);
