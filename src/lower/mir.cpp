@@ -381,6 +381,17 @@ std::string describeDatapath(const Unit& u, std::vector<DatapathNode>& out) {
 
 }  // namespace
 
+std::vector<uint32_t> callOperands(const Unit& unit) {
+  std::vector<uint32_t> ports;
+  if (!unit.call) return ports;
+  const auto& dp = unit.call->datapath;
+  for (uint32_t n : dp)
+    for (uint32_t o : unit.nodes.at(n).operands)
+      if (!std::binary_search(dp.begin(), dp.end(), o) && std::find(ports.begin(), ports.end(), o) == ports.end())
+        ports.push_back(o);
+  return ports;
+}
+
 std::string checkInstanceCalls(const Program& prog, size_t instance) {
   if (instance >= prog.instances.size()) return fmt::format("no instance {}", instance);
   const std::string& name = prog.instances[instance].name;

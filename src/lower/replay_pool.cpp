@@ -18,24 +18,11 @@ int64_t ReplayPool::bits() const {
   return b;
 }
 
-namespace {
-
-/// The Repeats of a call unit whose data a shared instance's datapath reads (through
-/// splits and joins): the instance takes them from the pool RAM.
-std::set<uint32_t> datapathOperands(const Unit& unit) {
-  std::set<uint32_t> fed;
-  if (!unit.call) return fed;
-  const auto& dp = unit.call->datapath;
-  for (uint32_t j : dp)
-    for (uint32_t o : unit.nodes.at(j).operands) {
-      if (std::binary_search(dp.begin(), dp.end(), o)) continue;
-      while (reshapesOnly(unit.nodes.at(o).prim)) o = unit.nodes[o].operands.at(0);
-      if (unit.nodes[o].prim == Prim::Repeat) fed.insert(o);
-    }
-  return fed;
+std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n) {
+  while (reshapesOnly(unit.nodes.at(n).prim)) n = unit.nodes[n].operands.at(0);
+  if (unit.nodes[n].prim != Prim::Repeat) return std::nullopt;
+  return n;
 }
-
-}  // namespace
 
 ReplayPool planReplayPool(const Program& prog) {
   ReplayPool pool;
@@ -57,7 +44,9 @@ ReplayPool planReplayPool(const Program& prog) {
     // where it can be (the instance reads that RAM with no multiplexer between the calls:
     // an 8,192-bit one in TinyYolo v2, whose layer 2 replays its weights twice); then
     // deepest first. A stable order for equal keys keeps the plan deterministic.
-    const std::set<uint32_t> fed = datapathOperands(unit);
+    std::set<uint32_t> fed;  // the Repeats a shared instance reads (from the pool RAM)
+    for (uint32_t o : callOperands(unit))
+      if (auto r = replayedRepeat(unit, o)) fed.insert(*r);
     auto key = [&](const Buf& b) { return std::pair{fed.count(b.node) ? 1 : 0, b.shape.words}; };
     std::stable_sort(bufs.begin(), bufs.end(), [&](const Buf& a, const Buf& b) { return key(a) > key(b); });
     std::map<int64_t, size_t> rank;  // width -> buffers of that width placed so far

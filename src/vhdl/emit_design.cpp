@@ -62,10 +62,9 @@ CallPorts callPorts(const lower::Unit& u) {
   auto inside = [&](uint32_t n) { return std::find(dp.begin(), dp.end(), n) != dp.end(); };
   CallPorts c;
   c.result = dp.back();
+  c.ports = lower::callOperands(u);
   for (uint32_t n : dp) {
     const lower::Node& node = u.nodes.at(n);
-    for (uint32_t o : node.operands)
-      if (!inside(o) && std::find(c.ports.begin(), c.ports.end(), o) == c.ports.end()) c.ports.push_back(o);
     if (node.prim == Prim::ReduceStm) {
       const auto& t = u.nodes[node.operands[0]].type;
       c.lengths.push_back({n, t.dims[t.numStreamDims() - 1].extent});
@@ -83,13 +82,9 @@ CallPorts callPorts(const lower::Unit& u) {
 /// The replay-pool RAM whose read data is node n's data in unit u (n a pooled Repeat, or a
 /// split or join of one): its read-data signal in the top, or empty.
 std::string poolDataOf(const lower::ReplayPool& pool, const lower::Unit& unit, size_t u, uint32_t n) {
-  for (;;) {
-    const lower::Node& node = unit.nodes.at(n);
-    if (!lower::reshapesOnly(node.prim)) break;
-    n = node.operands.at(0);
-  }
-  if (unit.nodes[n].prim != Prim::Repeat) return {};
-  auto it = pool.slotOf.find({u, n});
+  const std::optional<uint32_t> repeat = lower::replayedRepeat(unit, n);
+  if (!repeat) return {};
+  auto it = pool.slotOf.find({u, *repeat});
   return it == pool.slotOf.end() ? std::string() : fmt::format("r{}_rdata", it->second);
 }
 

@@ -139,6 +139,10 @@ MType inferType(const Program& prog, const Unit& unit, const Node& node);
 /// call's iteration counts, driven by its own counters.
 std::string checkInstanceCalls(const Program& prog, size_t instance);
 
+/// The nodes outside a call's datapath that datapath nodes read, in order of first use:
+/// the instance's ports (port k is the k-th; checkInstanceCalls). Empty for a plain unit.
+std::vector<uint32_t> callOperands(const Unit& unit);
+
 /// Appends nodes to a unit, typing each (throws MirError).
 class UnitBuilder {
  public:

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct ReplayShape {
 };
 /// The buffer of a Repeat node (two banks of its block, ss_repeat's RAM).
 ReplayShape replayShape(const Unit& unit, const Node& repeat);
+
+/// The Repeat whose data node n's is: n itself, or through splits and joins; nullopt when
+/// there is none.
+std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n);
 
 struct ReplaySlot {
   int64_t width = 0;
