@@ -6,7 +6,7 @@ namespace skeleshare::frontend {
 
 namespace {
 // In the order of the Builtin enum.
-constexpr std::array<BuiltinInfo, 23> kBuiltins = {{
+constexpr std::array<BuiltinInfo, 24> kBuiltins = {{
     {"conv", 2, 2, 2, true, false, "conv(input, weights)"},
     {"mv", 2, 2, 2, true, false, "mv(matrix, vector)"},
     {"mm", 2, 2, 2, true, false, "mm(a, b)"},
@@ -17,6 +17,7 @@ constexpr std::array<BuiltinInfo, 23> kBuiltins = {{
     {"relu", 1, 1, 1, false, false, "relu(x)"},
     {"leaky_relu", 2, 2, 1, false, false, "leaky_relu(x, shift)"},
     {"requant", 2, 2, 1, false, false, "requant(x, shift)"},
+    {"requant_even", 2, 2, 1, false, false, "requant_even(x, shift)"},
     {"bias", 2, 2, 2, false, false, "bias(x, b)"},
     {"add", 2, 2, 2, false, true, "add(x, y)"},
     {"sub", 2, 2, 2, false, true, "sub(x, y)"},

@@ -108,10 +108,11 @@ class Evaluator {
       }
       case Builtin::Requant: {
         int64_t sh = st[0];
-        return wrap(k::unary(*arg(0), 8, [sh](int64_t x) {
-          int64_t r = sh == 0 ? x : (x + (int64_t{1} << (sh - 1))) >> sh;  // exact, then saturate
-          return static_cast<int64_t>(saturateTo(r, 8));
-        }));
+        return wrap(k::unary(*arg(0), 8, [sh](int64_t x) { return int64_t{saturateTo(roundShiftHalfUp(x, sh), 8)}; }));
+      }
+      case Builtin::RequantEven: {
+        int64_t sh = st[0];
+        return wrap(k::unary(*arg(0), 8, [sh](int64_t x) { return int64_t{saturateTo(roundShiftHalfEven(x, sh), 8)}; }));
       }
       case Builtin::Shr: {
         int64_t sh = st[0];

@@ -99,12 +99,13 @@ OptType Sema::checkCall(Expr& e) {
     case Builtin::Relu: return result(e, x);
     case Builtin::LeakyRelu:
     case Builtin::Requant:
+    case Builtin::RequantEven:
     case Builtin::Shr: {
       auto s = staticInt(*e.args[1], op, *b == Builtin::Shr ? "shift amount" : "shift", 0, 31);
       if (!s) return std::nullopt;
       e.statics = {*s};
       ValueType r = x;
-      if (*b == Builtin::Requant) r.bits = 8;
+      if (*b == Builtin::Requant || *b == Builtin::RequantEven) r.bits = 8;
       return result(e, r);
     }
     case Builtin::Cast: {

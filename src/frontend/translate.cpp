@@ -115,6 +115,7 @@ class Translator {
       case Builtin::Relu: return ctx_.op(Op::Relu, {arg(0)});
       case Builtin::LeakyRelu: return ctx_.op(Op::LeakyRelu, {arg(0)}, {st[0]});
       case Builtin::Requant: return ctx_.op(Op::Requant, {arg(0)}, {st[0]});
+      case Builtin::RequantEven: return ctx_.op(Op::RequantEven, {arg(0)}, {st[0]});
       case Builtin::Shr: return ctx_.op(Op::ShiftRight, {arg(0)}, {st[0]});
       case Builtin::Cast: return ctx_.op(Op::Cast, {arg(0)}, {st[0]});
       case Builtin::Bias: return ctx_.op(Op::Bias, {arg(0), arg(1)});

@@ -30,10 +30,6 @@ Tensor binary(const Term* t, const Tensor& x, const Tensor& y, F fn) {
   return out;
 }
 
-int64_t requant(int64_t x, int64_t s) {
-  if (s > 0) x = (x + (int64_t{1} << (s - 1))) >> s;  // exact: no intermediate wrap
-  return saturateTo(x, 8);
-}
 
 }  // namespace
 
@@ -51,7 +47,11 @@ Value Interpreter::Impl::evalElementwise(const Term* t, const std::vector<Value>
     }
     case Op::Requant: {
       const int64_t s = t->param(0);
-      return unary(t, x, [s](int64_t v) { return requant(v, s); });
+      return unary(t, x, [s](int64_t v) { return saturateTo(roundShiftHalfUp(v, s), 8); });  // exact, no wrap
+    }
+    case Op::RequantEven: {
+      const int64_t s = t->param(0);
+      return unary(t, x, [s](int64_t v) { return saturateTo(roundShiftHalfEven(v, s), 8); });
     }
     case Op::Cast: return unary(t, x, [](int64_t v) { return v; });  // wrap to the new width
     case Op::Add: return binary(t, x, k[1].tensor(), [](int64_t a, int64_t b) { return a + b; });

@@ -431,11 +431,12 @@ const Type* Rules::run() {
     case Op::LeakyRelu:
     case Op::ShiftRight:
     case Op::Requant:
+    case Op::RequantEven:
     case Op::Cast: {
       const Type* t = k_[0];
       if (!t->isIntTensor()) fail(fmt::format("{}: expects an integer value, got {}", name(), ts(t)));
-      if (op_ == Op::LeakyRelu || op_ == Op::ShiftRight || op_ == Op::Requant) param(0, 0, 31);
-      if (op_ == Op::Requant) return withScalar(t, ctx_.intType(8));
+      if (op_ == Op::LeakyRelu || op_ == Op::ShiftRight || op_ == Op::Requant || op_ == Op::RequantEven) param(0, 0, 31);
+      if (op_ == Op::Requant || op_ == Op::RequantEven) return withScalar(t, ctx_.intType(8));
       if (op_ == Op::Cast) {
         int64_t bits = p_[0];
         if (bits != 8 && bits != 16 && bits != 32) fail(fmt::format("Cast: width {} is not 8, 16 or 32", bits));

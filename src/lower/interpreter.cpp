@@ -97,6 +97,7 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
     }
     case Prim::ShiftRight:
     case Prim::RoundShift:
+    case Prim::RoundShiftEven:
     case Prim::Saturate:
     case Prim::Wrap: {
       Tensor t(n.type.bits, shape);
@@ -105,7 +106,8 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
         int64_t v = (*in[0])[i];
         switch (n.prim) {
           case Prim::ShiftRight: t[i] = static_cast<int32_t>(v >> k); break;
-          case Prim::RoundShift: t[i] = static_cast<int32_t>((v + (int64_t{1} << (k - 1))) >> k); break;
+          case Prim::RoundShift: t[i] = static_cast<int32_t>(roundShiftHalfUp(v, k)); break;
+          case Prim::RoundShiftEven: t[i] = static_cast<int32_t>(roundShiftHalfEven(v, k)); break;
           case Prim::Saturate: t[i] = saturateTo(v, static_cast<int>(k)); break;
           default: t[i] = wrapTo(v, static_cast<int>(k)); break;
         }

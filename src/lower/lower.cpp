@@ -257,6 +257,11 @@ Sym Lowerer::elementwise(const ir::Term* t, const Env& env) {
       if (s == 0) return unary(eval(t->child(0), env), {{Prim::Saturate, 8}});
       return unary(eval(t->child(0), env), {{Prim::RoundShift, s}, {Prim::Saturate, 8}});
     }
+    case Op::RequantEven: {
+      int64_t s = t->param(0);
+      if (s == 0) return unary(eval(t->child(0), env), {{Prim::Saturate, 8}});
+      return unary(eval(t->child(0), env), {{Prim::RoundShiftEven, s}, {Prim::Saturate, 8}});
+    }
     case Op::Add: return binary(Prim::Add, {}, eval(t->child(0), env), eval(t->child(1), env));
     case Op::Sub: return binary(Prim::Sub, {}, eval(t->child(0), env), eval(t->child(1), env));
     case Op::Max: return binary(Prim::Max, {}, eval(t->child(0), env), eval(t->child(1), env));

@@ -20,6 +20,7 @@ std::string_view primName(Prim p) {
     case Prim::Min: return "Min";
     case Prim::ShiftRight: return "ShiftRight";
     case Prim::RoundShift: return "RoundShift";
+    case Prim::RoundShiftEven: return "RoundShiftEven";
     case Prim::Saturate: return "Saturate";
     case Prim::Wrap: return "Wrap";
     case Prim::ReduceVec: return "ReduceVec";
@@ -147,6 +148,7 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
       r = *ops[0];
       break;
     case Prim::RoundShift:
+    case Prim::RoundShiftEven:
       arity(1);
       needParams(n, 1);
       if (n.params[0] < 1 || n.params[0] > 31) bad(n, "shift out of range");

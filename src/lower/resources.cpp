@@ -64,6 +64,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::Max:
     case Prim::Min:
     case Prim::RoundShift:
+    case Prim::RoundShiftEven:
       r.logic = lanes * n.type.bits;
       break;
     case Prim::Saturate:

@@ -352,9 +352,14 @@ class UnitWriter {
       }
       case Prim::ShiftRight:
       case Prim::RoundShift:
+      case Prim::RoundShiftEven:
       case Prim::Saturate:
       case Prim::Wrap: {
-        const char* op = n.prim == Prim::ShiftRight ? "shr" : n.prim == Prim::RoundShift ? "rshift" : n.prim == Prim::Saturate ? "sat" : "wrap";
+        const char* op = n.prim == Prim::ShiftRight       ? "shr"
+                         : n.prim == Prim::RoundShift     ? "rshift"
+                         : n.prim == Prim::RoundShiftEven ? "rshift_even"
+                         : n.prim == Prim::Saturate       ? "sat"
+                                                          : "wrap";
         body_ += fmt::format(
             "  n{0}_op : entity work.ss_unop\n"
             "    generic map (OP => \"{1}\", LANES => {2}, I_BITS => {3}, O_BITS => {4}, K => {5})\n"

@@ -40,6 +40,7 @@ const char* kPrograms[] = {
     "input x : i8[6][5][2];\ninput b : i16[2];\n"
     "output p = pad(x, 1, 0, 2, 1, fill=-7);\noutput mp = maxpool(x, 3, 2);\n"
     "output r = requant(leaky_relu(bias(x, b), 1) * 300, 5);\noutput s = shr(relu(x), 2) - x;\n"
+    "output re = requant_even(bias(x, b) * 3, 2);\n"
     "output t = transpose(max(x, min(x, 3)));\noutput f = flatten(cast(x, i16) + 1000);\n",
     // lambdas, broadcast literals, nested binders
     "input x : i8[4][5];\ninput s : i8[4];\nweight m : i8[3][5];\n"

@@ -71,6 +71,17 @@ TEST(Evaluate, RequantRoundsAndSaturates) {
   EXPECT_EQ(o31, tensor(8, {2}, {-1, 1}));
 }
 
+TEST(Evaluate, RequantEvenRoundsHalfToEven) {
+  // x / 4 with every residue, ties on both sides of zero: ONNX QuantizeLinear's rounding.
+  std::vector<int32_t> xs = {-10, -6, -2, 2, 6, 10, -9, -7, 7, 9, 1000, -1000, 2147483647};
+  Tensor o = run("input x : i32[13];\noutput o = requant_even(x, 2);", {{"x", tensor(32, {13}, xs)}});
+  EXPECT_EQ(o, tensor(8, {13}, {-2, -2, 0, 0, 2, 2, -2, -2, 2, 2, 127, -128, 127}));
+  Tensor up = run("input x : i32[13];\noutput o = requant(x, 2);", {{"x", tensor(32, {13}, xs)}});
+  EXPECT_EQ(up, tensor(8, {13}, {-2, -1, 0, 1, 2, 3, -2, -2, 2, 2, 127, -128, 127}));
+  Tensor o0 = run("input x : i16[3];\noutput o = requant_even(x, 0);", {{"x", tensor(16, {3}, {200, -200, 5})}});
+  EXPECT_EQ(o0, tensor(8, {3}, {127, -128, 5}));
+}
+
 TEST(Evaluate, ReluLeakyReluShrCast) {
   Inputs in{{"x", tensor(8, {4}, {-9, -1, 0, 7})}};
   EXPECT_EQ(run("input x : i8[4];\noutput o = relu(x);", in), tensor(8, {4}, {0, 0, 0, 7}));

@@ -71,6 +71,11 @@ TEST(Primitives, ArithmeticValues) {
   };
   EXPECT_EQ(evalOn(f, node(Prim::ShiftRight, {1}, false), {&x}).values(), (std::vector<int32_t>{-5, -1, 3, 150}));
   EXPECT_EQ(evalOn(f, node(Prim::RoundShift, {1}, false), {&x}).values(), (std::vector<int32_t>{-4, 0, 4, 150}));
+  // Ties: -9/2 = -4.5 -> -4, -1/2 -> 0 (-0.5, to the even 0), 7/2 = 3.5 -> 4.
+  EXPECT_EQ(evalOn(f, node(Prim::RoundShiftEven, {1}, false), {&x}).values(), (std::vector<int32_t>{-4, 0, 4, 150}));
+  Tensor ties = t32({4}, {-10, -6, 10, 6});  // /4: -2.5 -> -2, -1.5 -> -2, 2.5 -> 2, 1.5 -> 2
+  EXPECT_EQ(evalOn(f, node(Prim::RoundShiftEven, {2}, false), {&ties}).values(), (std::vector<int32_t>{-2, -2, 2, 2}));
+  EXPECT_EQ(evalOn(f, node(Prim::RoundShift, {2}, false), {&ties}).values(), (std::vector<int32_t>{-2, -1, 3, 2}));
   EXPECT_EQ(evalOn(f, node(Prim::Saturate, {8}, false), {&x}).values(), (std::vector<int32_t>{-9, -1, 7, 127}));
   EXPECT_EQ(evalOn(f, node(Prim::Wrap, {8}, false), {&x}).values(), (std::vector<int32_t>{-9, -1, 7, 44}));
   Tensor z = t32({4}, {-9, -1, 7, 100});  // i8 values: these nodes are i8

@@ -272,8 +272,11 @@ TEST(Templates, ElementwiseOperatorsWithForksThatJoinAgain) {
   uint32_t mn = bld.op(Prim::Min, {sat, bld.op(Prim::ShiftRight, {a}, {1})});
   uint32_t mx = bld.op(Prim::Max, {mn, bld.constant(-20, 8, {{7, S}, {5, V}})});
   uint32_t w = bld.op(Prim::Wrap, {bld.op(Prim::Add, {prod, b})}, {16});
+  // Half to even: products of i8 and i16 minus a square land on every residue mod 2^2.
+  uint32_t even = bld.op(Prim::Saturate, {bld.op(Prim::RoundShiftEven, {s}, {2})}, {16});
   writeAll(p, u, mx, "clamped");
   writeAll(p, u, w, "wrapped");
+  writeAll(p, u, even, "rounded_even");
   p.units.push_back(u);
   expectHardwareAgrees(p, "t_elementwise");
 }

@@ -12,7 +12,7 @@ enum class Builtin : uint8_t {
   // DSP operators (dot products); they are the "layers" of a summary.
   Conv, Mv, Mm, Conv1DW, Conv1DH,
   // Data movement and element-wise arithmetic.
-  Pad, MaxPool, Relu, LeakyRelu, Requant, Bias, Add, Sub, Mul, Max, Min, Shr, Cast,
+  Pad, MaxPool, Relu, LeakyRelu, Requant, RequantEven, Bias, Add, Sub, Mul, Max, Min, Shr, Cast,
   Flatten, Transpose,
   // Higher-order operators taking a lambda as their last argument.
   Map, Zip, Reduce,
@@ -20,7 +20,7 @@ enum class Builtin : uint8_t {
 
 /// Static parameters that sema stores in Expr::statics, by operator:
 ///   Pad: top, bottom, left, right, fill    MaxPool: size, stride
-///   LeakyRelu, Requant, Shr: shift         Cast: bits
+///   LeakyRelu, Requant, RequantEven, Shr: shift         Cast: bits
 ///   everything else: none
 struct BuiltinInfo {
   std::string_view name;       // as written in the DSL

@@ -34,6 +34,7 @@ enum class Prim : uint8_t {
   Min,         // (a, b)
   ShiftRight,  // [k] (a): arithmetic shift
   RoundShift,  // [k] (a): (a + 2^(k-1)) >> k, exact, i32 (k >= 1)
+  RoundShiftEven,  // [k] (a): a / 2^k rounded half to even, exact, i32 (k >= 1)
   Saturate,    // [bits] (a): clamp to the signed range of bits
   Wrap,        // [bits] (a): keep the low bits
   ReduceVec,   // [kind] (a): reduce the innermost vector dimension (adder/max tree)

@@ -27,6 +27,19 @@ inline int32_t saturateTo(int64_t v, int bits) {
   return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));
 }
 
+/// `v / 2^s` rounded half up, exactly (`s = 0`: `v`): the DSL's `requant` before it saturates.
+inline int64_t roundShiftHalfUp(int64_t v, int64_t s) { return s == 0 ? v : (v + (int64_t{1} << (s - 1))) >> s; }
+
+/// `v / 2^s` rounded half to even, exactly (`s = 0`: `v`): ONNX QuantizeLinear's rounding, the
+/// DSL's `requant_even` before it saturates.
+inline int64_t roundShiftHalfEven(int64_t v, int64_t s) {
+  if (s == 0) return v;
+  const int64_t q = v >> s;                           // floor
+  const int64_t rest = v - (q << s);                  // 0 .. 2^s - 1
+  const int64_t half = int64_t{1} << (s - 1);
+  return q + (rest > half || (rest == half && (q & 1) != 0) ? 1 : 0);
+}
+
 class Tensor {
  public:
   Tensor() = default;

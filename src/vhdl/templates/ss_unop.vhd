@@ -1,6 +1,8 @@
 -- Element-wise unary operators, lane by lane (OP):
 --   "shr"    arithmetic shift right by K (O_BITS = I_BITS)
 --   "rshift" rounding shift: (x + 2^(K-1)) >> K, exact, O_BITS = 32
+--   "rshift_even" x / 2^K rounded half to even (ONNX QuantizeLinear), exact, O_BITS = 32:
+--            (x + 2^(K-1) - 1 + bit K of x) >> K, bit K being the floor quotient's parity
 --   "sat"    clamp to the signed range of K = O_BITS bits
 --   "wrap"   keep the low K = O_BITS bits (or sign-extend to them)
 library ieee;
@@ -33,6 +35,11 @@ architecture rtl of ss_unop is
       return wrap_to(shift_right(v, K), O_BITS);
     elsif OP = "rshift" then
       return wrap_to(shift_right(v + shift_left(to_signed(1, W), K - 1), K), O_BITS);
+    elsif OP = "rshift_even" then
+      if v(K) = '1' then
+        return wrap_to(shift_right(v + shift_left(to_signed(1, W), K - 1), K), O_BITS);
+      end if;
+      return wrap_to(shift_right(v + shift_left(to_signed(1, W), K - 1) - 1, K), O_BITS);
     elsif OP = "sat" then
       if v > shift_left(to_signed(1, W), O_BITS - 1) - 1 then
         return wrap_to(shift_left(to_signed(1, W), O_BITS - 1) - 1, O_BITS);
