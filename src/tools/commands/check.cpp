@@ -72,12 +72,12 @@ int runCheck(const CheckOptions& opts) {
 
   std::cout << fmt::format("{}: {} layer(s), {} output(s)\n", opts.file, layers.size(),
                            loaded->module.outputs.size());
-  std::cout << fmt::format("  {:<10} {:<12} {:<8} {:<40} {:<22} {:>14}\n", "op", "binding", "line",
+  std::cout << fmt::format("  {:<12} {:<12} {:<8} {:<40} {:<22} {:>14}\n", "op", "binding", "line",
                            "inputs", "output", "MACs");
   for (const auto& l : layers) {
     std::string ins = joinTypes(l.inputs);
     if (ins.size() > 40) ins = ins.substr(0, 37) + "...";
-    std::cout << fmt::format("  {:<10} {:<12} {:<8} {:<40} {:<22} {:>14}\n", l.op, l.binding,
+    std::cout << fmt::format("  {:<12} {:<12} {:<8} {:<40} {:<22} {:>14}\n", l.op, l.binding,
                              fmt::format("{}:{}", l.loc.line, l.loc.col), ins, l.output.str(),
                              l.macs ? std::to_string(l.macs) : std::string("-"));
   }

@@ -15,7 +15,8 @@ class StagedOutputs {
   explicit StagedOutputs(std::filesystem::path dir) : dir_(std::move(dir)) {}
   ~StagedOutputs();  // removes whatever was staged but not committed
 
-  /// Writes `name` inside the output directory (to a temporary file for now).
+  /// Writes `name` (which may hold subdirectories) inside the output directory, to a
+  /// temporary file for now.
   /// `write` receives the temporary path. Throws std::runtime_error on failure.
   void stage(const std::string& name, const std::function<void(const std::filesystem::path&)>& write);
   /// Renames every staged file into place.
@@ -24,6 +25,7 @@ class StagedOutputs {
  private:
   std::filesystem::path dir_;
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;  // tmp, final
+  std::vector<std::filesystem::path> createdDirs_;  // outermost first
 };
 
 }  // namespace skeleshare::tools

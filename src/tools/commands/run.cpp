@@ -1,4 +1,4 @@
-// skeleshare run FILE(.dsl|.ir) [--seed N] [--input NAME=PATH.npy]... -o DIR
+// skeleshare run FILE(.dsl|.ir) [--seed N] [--input NAME=PATH.npy]... [--weights DIR] -o DIR
 // Evaluates a program on concrete tensors and writes each output as DIR/<name>.npy.
 
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "output_files.h"
+#include "program_inputs.h"
 #include "program_loader.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/support/npy.h"
@@ -19,35 +20,13 @@ namespace {
 struct RunOptions {
   std::string file;
   uint64_t seed = 1;
-  std::vector<std::string> inputs;
+  InputFiles files;
   std::string outDir;
   std::string via = "ir";
   bool saveInputs = false;
 };
 
 using Tensors = std::map<std::string, Tensor>;
-
-/// The inputs of the module: generated from the seed, then replaced by --input files.
-Tensors prepareInputs(const LoadedProgram& prog, const RunOptions& opts) {
-  Tensors inputs = ir::randomInputs(prog.module, opts.seed);
-  for (const std::string& spec : opts.inputs) {
-    auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw std::runtime_error("--input expects NAME=PATH.npy, got '" + spec + "'");
-    std::string name = spec.substr(0, eq), path = spec.substr(eq + 1);
-    const ir::Decl* decl = prog.module.findDecl(name);
-    if (!decl) throw std::runtime_error("--input " + name + ": the program declares no input or weight '" + name + "'");
-    Tensor t;
-    try {
-      t = readNpy(path, decl->type->scalar()->bits());
-    } catch (const NpyError& e) {
-      throw std::runtime_error("--input " + name + ": " + e.what());
-    }
-    ir::checkTensorType(t, decl->type, "--input " + name);
-    inputs[name] = std::move(t);
-  }
-  return inputs;
-}
 
 /// Index of the first element where two tensors differ, as a multi-index string.
 std::string firstDifference(const Tensor& a, const Tensor& b) {
@@ -74,7 +53,7 @@ int runRun(const RunOptions& opts) {
     std::cerr << opts.file << ": error: --via " << opts.via << " needs a .dsl program\n";
     return kExitUsage;
   }
-  Tensors inputs = prepareInputs(*loaded, opts);
+  Tensors inputs = programInputs(*loaded, opts.seed, opts.files);
 
   using Clock = std::chrono::steady_clock;
   Tensors results;
@@ -123,7 +102,7 @@ Command addRunCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand("run", "Evaluate a program on concrete tensors; write each output as DIR/<name>.npy");
   app->add_option("file", opts->file, "the .dsl or .ir program")->required();
   app->add_option("--seed", opts->seed, "seed of the generated inputs and weights (default 1)");
-  app->add_option("--input", opts->inputs, "NAME=PATH.npy: use this tensor instead of a generated one (repeatable)");
+  addInputFileOptions(app, opts->files);
   app->add_option("-o,--output-dir", opts->outDir, "directory for the output .npy files")->required();
   app->add_option("--via", opts->via, "evaluator: ir (skeleton IR, default), dsl (direct DSL), both (and compare)")
       ->check(CLI::IsMember({"ir", "dsl", "both"}));

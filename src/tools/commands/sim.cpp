@@ -17,6 +17,7 @@
 #include "command.h"
 #include "compile_flags.h"
 #include "output_files.h"
+#include "program_inputs.h"
 #include "memory_fit.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
@@ -35,7 +36,7 @@ struct SimCommandOptions {
   std::string outDir;
   driver::CompileOptions compile;
   uint64_t seed = 1;
-  std::vector<std::string> inputs;
+  InputFiles files;
   bool json = false;
   bool quiet = false;
   int stallPercent = 25;
@@ -60,28 +61,6 @@ struct SimRun {
 
 using Json = nlohmann::ordered_json;
 using Tensors = std::map<std::string, Tensor>;
-
-/// The module's inputs: generated from the seed, then replaced by --input files.
-Tensors simInputs(const LoadedProgram& prog, const SimCommandOptions& o) {
-  Tensors inputs = ir::randomInputs(prog.module, o.seed);
-  for (const std::string& spec : o.inputs) {
-    auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-      throw std::runtime_error("--input expects NAME=PATH.npy, got '" + spec + "'");
-    std::string name = spec.substr(0, eq);
-    const ir::Decl* decl = prog.module.findDecl(name);
-    if (!decl) throw std::runtime_error("--input " + name + ": the program declares no input or weight '" + name + "'");
-    Tensor t;
-    try {
-      t = readNpy(spec.substr(eq + 1), decl->type->scalar()->bits());
-    } catch (const NpyError& e) {
-      throw std::runtime_error("--input " + name + ": " + e.what());
-    }
-    ir::checkTensorType(t, decl->type, "--input " + name);
-    inputs[name] = std::move(t);
-  }
-  return inputs;
-}
 
 void stageText(StagedOutputs& staged, const std::string& name, const std::string& text) {
   staged.stage(name, [&](const std::filesystem::path& p) {
@@ -120,7 +99,7 @@ int runSim(SimCommandOptions o) {
   if (!interfaceFitsMemory(*loaded, std::cerr)) return kExitInputError;
   Tensors inputs;
   try {
-    inputs = simInputs(*loaded, o);
+    inputs = programInputs(*loaded, o.seed, o.files);
   } catch (const std::exception& e) {
     return err(e.what(), kExitInputError);
   }
@@ -264,7 +243,7 @@ Command addSimCommand(CLI::App& root) {
   app->add_option("file", o->file, "the .dsl (or .ir) program")->required();
   app->add_option("-o,--output", o->outDir, "output directory (default: a new directory under the system's temp)");
   app->add_option("--seed", o->seed, "seed of the generated inputs and of the memory wait states (default 1)");
-  app->add_option("--input", o->inputs, "NAME=PATH.npy: use this tensor instead of a generated one (repeatable)");
+  addInputFileOptions(app, o->files);
   app->add_flag("--json", o->json, "print the result as JSON");
   app->add_option("--stall-percent", o->stallPercent, "memory waitrequest on about this share of cycles (default 25)")
       ->check(CLI::Range(0, 95));
