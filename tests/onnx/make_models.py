@@ -222,7 +222,13 @@ def _op_reshape(node, a, log, x, shape):
     return x.reshape(shape)
 
 
+def _op_constant(node, a, log):
+    v = numpy_helper.to_array(a["value"])
+    return v.astype(np.float64) if v.dtype.kind == "f" else v
+
+
 OPS = {
+    "Constant": _op_constant,
     "QuantizeLinear": _op_quantize_linear,
     "DequantizeLinear": _op_dequantize_linear,
     "Conv": _op_conv,
@@ -600,12 +606,59 @@ def build_vgg_qdq():
 
 # name -> (builder, write input/expected files?, assert differing ties > 0?). vgg_qdq is
 # evaluated for its statistics only: the DSL side would be slow to simulate.
+def build_misc_qdq():
+    """The less common forms: a scale from a Constant node, a Pad with a non-zero float
+    value (-0.5 on a 2^-4 scale: fill -8), a 3x3 MaxPool of stride 1, a QuantizeLinear to a
+    finer scale than its input's (a multiplication), an Add of two scales, a Reshape to
+    [1, -1] of an NCHW image, and a Gemm whose weights are [K][N] (transB = 0)."""
+    rng = np.random.default_rng(808)
+    s_x, s_w, s_a, s_fine, s_sum, s_y = p2(-4), p2(-6), p2(-2), p2(-3), p2(-2), p2(-3)
+    xq = rand_input(rng, (1, 2, 6, 6))
+    w1 = rand_weights(rng, (4, 2, 3, 3))
+    wfc = rand_weights(rng, (64, 10))
+    b = Builder("misc_qdq")
+    b.scale("s_x", s_x)
+    b.scale("s_w", s_w)
+    b.scale("s_fine", s_fine)
+    b.scale("s_sum", s_sum)
+    b.scale("s_y", s_y)
+    b.init("w1", w1)
+    b.init("wfc", wfc)
+    b.init("pads1", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))
+    b.init("pad_value", np.array(-0.5, np.float32))
+    b.init("flat_shape", np.array([1, -1], np.int64))
+    b.nodes.append(helper.make_node("Constant", [], ["c_s_a"], name="c_s_a",
+                                    value=numpy_helper.from_array(np.array(s_a, np.float32))))
+    b.q("q_x", "x", "s_x")
+    b.dq("dq_x", "q_x", "s_x")
+    b.node("Pad", "pad1", ["dq_x", "pads1", "pad_value"], mode="constant")
+    b.dq("dq_w1", "w1", "s_w")
+    b.node("Conv", "conv1", ["pad1", "dq_w1"], kernel_shape=[3, 3])
+    b.q("q1", "conv1", "c_s_a")                     # shift 8
+    b.dq("dq1", "q1", "c_s_a")
+    b.node("MaxPool", "pool1", ["dq1"], kernel_shape=[3, 3], strides=[1, 1])
+    b.q("q2", "pool1", "s_fine")                    # finer scale: times 2, saturating
+    b.dq("dq2", "q2", "s_fine")
+    b.q("q3", "pool1", "c_s_a")                     # the same value on its own scale
+    b.dq("dq3", "q3", "c_s_a")
+    b.node("Add", "add1", ["dq2", "dq3"])           # scales 2^-3 and 2^-2
+    b.q("q4", "add1", "s_sum")
+    b.dq("dq4", "q4", "s_sum")
+    b.node("Reshape", "flat1", ["dq4", "flat_shape"])
+    b.dq("dq_wfc", "wfc", "s_w")
+    b.node("Gemm", "fc1", ["flat1", "dq_wfc"])      # transB = 0: weights [64][10]
+    b.q("q_out", "fc1", "s_y", out="y")
+    m = b.model([vi("x", F, [1, 2, 6, 6])], [vi("y", I8, [1, 10])])
+    return m, xq, s_x
+
+
 GOOD = {
     "conv_qdq": (build_conv_qdq, True, True),
     "conv_qlinear": (build_conv_qlinear, True, False),
     "mlp_qdq": (build_mlp_qdq, True, True),
     "mlp_qlinear": (build_mlp_qlinear, True, False),
     "vgg_qdq": (build_vgg_qdq, False, False),
+    "misc_qdq": (build_misc_qdq, True, False),
 }
 
 
