@@ -33,6 +33,8 @@ bool isIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(
 
 GraphTranslator::GraphTranslator(const onnx::GraphProto& g, const ImportOptions& options)
     : graph_(g), options_(options) {
+  // The graph outputs keep their names in the DSL; a node of the same name gets a suffix.
+  for (const auto& o : g.output()) outputNames_[o.name()] = freshName(o.name());
   for (const auto& init : g.initializer())
     values_[init.name()] = Const{decodeTensor(init, fmt::format("initializer '{}'", init.name())), 0, false};
   for (const auto& in : g.input()) {
@@ -97,7 +99,7 @@ Imported GraphTranslator::run() {
     if (a.pendingRelu) a.name = emitLet(graph_.node(graph_.node_size() - 1), fmt::format("relu({})", a.name), "Relu");
     if (!a.flatOrder.empty())
       throw ImportError(fmt::format("graph output '{}': a flattened NCHW tensor, which the DSL orders HWC", o.name()));
-    std::string name = freshName(o.name());
+    const std::string& name = outputNames_.at(o.name());
     std::string meaning = a.scaled ? fmt::format("'{}' = {} * {}{}", o.name(), name, scaleText(a.exp),
                                                  a.isImage() ? ", NCHW -> HWC" : "")
                                    : fmt::format("'{}'", o.name());

@@ -98,6 +98,7 @@ class GraphTranslator {
   std::map<std::string, Value> values_;
   std::set<std::string> usedNames_;
   std::map<std::string, std::string> weightNames_;  // tensor name + role -> DSL name
+  std::map<std::string, std::string> outputNames_;  // graph output -> DSL output name
   std::vector<std::string> decls_, lets_;
   Imported out_;
 };
