@@ -479,16 +479,32 @@ void Lowerer::markCalls(int let, size_t firstUnit) {
   }
 }
 
+std::optional<Lowerer::MemoKey> Lowerer::memoKey(const ir::Term* t, const Env& env) const {
+  MemoKey key{t, {}};
+  for (uint32_t i = 0; i < t->freeBound(); ++i) {
+    if (i >= env.size()) return std::nullopt;
+    const auto* f = std::get_if<std::shared_ptr<const Fun>>(&env[env.size() - 1 - i]);
+    if (!f || (*f)->let < 0) return std::nullopt;
+    key.second.push_back(*f);
+  }
+  return key;
+}
+
 Sym Lowerer::eval(const ir::Term* t, const Env& env) {
-  bool shareable = t->closed() && t->type()->isIntTensor() && uses_[t] > 1;
-  if (shareable) {
-    auto it = memo_.find(t);
+  // A value used twice is computed once, also inside a design's let body, where it names
+  // the shared unit (a residual connection reads a layer's output twice: without this the
+  // layer was computed again for its second reader).
+  std::optional<MemoKey> key;
+  auto uses = uses_.find(t);
+  if (t->type()->isIntTensor() && uses != uses_.end() && uses->second > 1) key = memoKey(t, env);
+  if (key) {
+    auto it = memo_.find(*key);
     if (it != memo_.end()) return it->second;
   }
   Sym s = evalUncached(t, env);
-  if (shareable) {
+  if (key) {
     View v = asView(s);
-    memo_[t] = v;
+    memo_[*key] = v;
     return v;
   }
   return s;

@@ -139,7 +139,14 @@ class Lowerer {
   std::vector<Unit> open_;
   std::vector<bool> closed_;
   std::map<const ir::Term*, int> uses_;
-  std::map<const ir::Term*, View> memo_;
+  /// Values computed once and read by every use: a term used more than once, keyed by
+  /// the let-bound shared functions its free variables name (empty for a closed term).
+  /// The key holds the functions themselves, so that an address is never reused.
+  using MemoKey = std::pair<const ir::Term*, std::vector<std::shared_ptr<const Fun>>>;
+  std::map<MemoKey, View> memo_;
+  /// The memo key of `t` in `env`, or nullopt when a free variable is not a shared
+  /// function (a lambda parameter, whose value differs between applications).
+  std::optional<MemoKey> memoKey(const ir::Term* t, const Env& env) const;
   int tmpCount_ = 0;
   std::vector<bool> ctxSummed_;
   const ir::Term* mergedPartialDot_ = nullptr;  // the partial dot whose chunks the enclosing merge sums

@@ -55,7 +55,26 @@ INSTANTIATE_TEST_SUITE_P(Lower, Design,
                                            "self_attention_small_1518", "self_attention_small_128",
                                            "self_attention_small_32", "vgg_cifar_small_1518", "vgg_cifar_small_256",
                                            "vgg_cifar_small_128", "vgg_cifar_small_256_pad_of_pad", "tinyyolo_v2_small_1518", "tinyyolo_v2_small_1024",
-                                           "tinyyolo_v2_small_512"));
+                                           "tinyyolo_v2_small_512", "residual_conv_qdq_1518"));
+
+// A value read twice inside a design's let body (here a residual connection: the first
+// convolution's output feeds the second and the Add after it) is computed by one unit and
+// read from its buffer, not computed again for the second reader.
+TEST(Lower, AValueALetBodyReadsTwiceIsComputedOnce) {
+  Loaded m = loadIr(designPath("residual_conv_qdq_1518"));
+  Program p = lowerModule(m.module, *m.ctx);
+  int w1 = -1;
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].name == "w1") w1 = static_cast<int>(i);
+  ASSERT_GE(w1, 0);
+  int readers = 0;
+  for (const Unit& u : p.units) {
+    bool reads = false;
+    for (const auto& n : u.nodes) reads = reads || (n.prim == Prim::Read && n.buffer == w1);
+    readers += reads;
+  }
+  EXPECT_EQ(readers, 1) << printProgram(p);
+}
 
 }  // namespace
 }  // namespace skeleshare::lower::test
