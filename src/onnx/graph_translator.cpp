@@ -435,41 +435,46 @@ void GraphTranslator::conv(const onnx::NodeProto& n) {
   Act x = act(n, 0);
   const Const& w = scaledWeight(n, 1, "weight");
   const Const* b = hasInput(n, 2) ? &scaledWeight(n, 2, "bias") : nullptr;
+  integerBits(w, describe(n));
+  auto [expr, dims] = convolution(n, x, w);
+  define(n, writeAccumulator(n, expr, dims, x.exp + w.exp, b, "i32"));
+}
+
+GraphTranslator::QLinearOperands GraphTranslator::qlinearOperands(const onnx::NodeProto& n) {
+  // QLinearConv and QLinearMatMul both start x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp.
+  QLinearOperands q{act(n, 0), constant(n, 3, "weight"), 0, 8};
+  q.x.exp = scaleExponent(n, 1);  // the integer read on this scale, as ONNX does
+  q.x.scaled = true;
+  zeroPointBits(n, 2, false);
+  q.w.exp = scaleExponent(n, 4);
+  q.w.scaled = true;
+  zeroPointBits(n, 5, false);
+  q.yexp = scaleExponent(n, 6);
+  q.ybits = zeroPointBits(n, 7, true);
+  return q;
+}
+
+std::pair<std::string, std::vector<int64_t>> GraphTranslator::convolution(const onnx::NodeProto& n, const Act& x,
+                                                                          const Const& w) {
   ConvGeometry g = convAttributes(n, w.t.dims);
   if (!x.isImage() || x.dims[1] != w.t.dims[1])
     throw ImportError(fmt::format("{}: input {} does not match weights {}", describe(n), shapeText(x.dims), shapeText(w.t.dims)));
-  integerBits(w, describe(n));
   std::string wname = weight(n, w, convWeights(w, describe(n)), "weights");
   int64_t k = w.t.dims[2];
-  std::vector<int64_t> dims = {1, w.t.dims[0], x.dims[2] + g.top + g.bottom - k + 1, x.dims[3] + g.left + g.right - k + 1};
-  define(n, writeAccumulator(n, fmt::format("conv({}, {})", padded(x.name, g), wname), dims, x.exp + w.exp, b, "i32"));
+  return {fmt::format("conv({}, {})", padded(x.name, g), wname),
+          {1, w.t.dims[0], x.dims[2] + g.top + g.bottom - k + 1, x.dims[3] + g.left + g.right - k + 1}};
 }
 
 void GraphTranslator::qlinearConv(const onnx::NodeProto& n) {
-  Act x = act(n, 0);
-  x.exp = scaleExponent(n, 1);
-  x.scaled = true;
-  zeroPointBits(n, 2, false);
-  Const w = constant(n, 3, "weight");
-  w.exp = scaleExponent(n, 4);
-  w.scaled = true;
-  zeroPointBits(n, 5, false);
-  int yexp = scaleExponent(n, 6);
-  int ybits = zeroPointBits(n, 7, true);
+  auto [x, w, yexp, ybits] = qlinearOperands(n);
   std::optional<Const> b;
   if (hasInput(n, 8)) {
     b = constant(n, 8, "bias");
     b->exp = x.exp + w.exp;  // QLinearConv's bias is on the accumulator's scale
     b->scaled = true;
   }
-  ConvGeometry g = convAttributes(n, w.t.dims);
-  if (!x.isImage() || x.dims[1] != w.t.dims[1])
-    throw ImportError(fmt::format("{}: input {} does not match weights {}", describe(n), shapeText(x.dims), shapeText(w.t.dims)));
-  std::string wname = weight(n, w, convWeights(w, describe(n)), "weights");
-  int64_t k = w.t.dims[2];
-  std::vector<int64_t> dims = {1, w.t.dims[0], x.dims[2] + g.top + g.bottom - k + 1, x.dims[3] + g.left + g.right - k + 1};
-  Act acc = writeAccumulator(n, fmt::format("conv({}, {})", padded(x.name, g), wname), dims, x.exp + w.exp,
-                             b ? &*b : nullptr, "accumulator");
+  auto [expr, dims] = convolution(n, x, w);
+  Act acc = writeAccumulator(n, expr, dims, x.exp + w.exp, b ? &*b : nullptr, "accumulator");
   define(n, requantiseTo(n, acc, yexp, ybits));
 }
 
@@ -525,16 +530,7 @@ void GraphTranslator::matmul(const onnx::NodeProto& n) {
 
 void GraphTranslator::qlinearMatmul(const onnx::NodeProto& n) {
   Attributes(n).only({});
-  Act x = act(n, 0);
-  x.exp = scaleExponent(n, 1);
-  x.scaled = true;
-  zeroPointBits(n, 2, false);
-  Const w = constant(n, 3, "weight");
-  w.exp = scaleExponent(n, 4);
-  w.scaled = true;
-  zeroPointBits(n, 5, false);
-  int yexp = scaleExponent(n, 6);
-  int ybits = zeroPointBits(n, 7, true);
+  auto [x, w, yexp, ybits] = qlinearOperands(n);
   if (x.dims.size() != 2 || w.t.dims.size() != 2 || w.t.dims[0] != x.dims[1])
     throw ImportError(fmt::format("{}: input {} does not match weights {}", describe(n), shapeText(x.dims), shapeText(w.t.dims)));
   std::string wname = weight(n, w, mvMatrix(w, true, x.flatOrder, describe(n)), "weights");

@@ -66,6 +66,15 @@ class GraphTranslator {
   void flatten(const onnx::NodeProto& n);  // Flatten and Reshape
   void add(const onnx::NodeProto& n);
 
+  struct QLinearOperands {
+    Act x;
+    Const w;
+    int yexp, ybits;
+  };
+  QLinearOperands qlinearOperands(const onnx::NodeProto& n);
+  /// The DSL convolution of a Conv or QLinearConv node and its ONNX output shape.
+  std::pair<std::string, std::vector<int64_t>> convolution(const onnx::NodeProto& n, const Act& x, const Const& w);
+
   // values
   const Value& value(const onnx::NodeProto& n, int input) const;
   bool hasInput(const onnx::NodeProto& n, int input) const;
