@@ -124,7 +124,8 @@ Module everyOperator(Context& ctx) {
   const Term* x = ctx.op(Op::Cast, {vec}, {32});
   b.out("arith", ctx.op(Op::Tuple, {ctx.op(Op::Add, {x, vec}), ctx.op(Op::Sub, {vec, x}),
                                      ctx.op(Op::Mul, {vec, vec}), ctx.op(Op::Max, {x, x}),
-                                     ctx.op(Op::Min, {vec, x}), ctx.op(Op::ShiftRight, {vec}, {2})}));
+                                     ctx.op(Op::Min, {vec, x}), ctx.op(Op::ShiftRight, {vec}, {2}),
+                                     ctx.op(Op::RequantEven, {x}, {3})}));
   const Type* row = b.ty({6}, i8);
   b.out("map", ctx.op(Op::Map, {mat, ctx.lam(row, ctx.op(Op::Relu, {ctx.var(0, row)}))}));
   b.out("zip", ctx.op(Op::ZipWith, {mat, mat, ctx.lam2(row, row, ctx.op(Op::Add, {ctx.var(1, row), ctx.var(0, row)}))}));
