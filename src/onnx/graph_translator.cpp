@@ -306,7 +306,7 @@ Act GraphTranslator::writeAccumulator(const onnx::NodeProto& n, const std::strin
                                       int exp, const Const* bias, const std::string& what) {
   std::string e = expr;
   if (bias) {
-    int64_t channels = dims.size() == 4 ? dims[1] : dims[1];
+    int64_t channels = dims[1];  // [1, C, H, W] and [1, N] alike
     if (bias->t.size() != static_cast<size_t>(channels))
       throw ImportError(fmt::format("{}: bias '{}' has {} values for {} channels", describe(n), bias->t.name,
                                     bias->t.size(), channels));
