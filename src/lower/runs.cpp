@@ -400,19 +400,48 @@ class Agen {
   bool fin_ = false;
 };
 
+/// The counters as ss_agen walks them: adjacent counters that every group reads as one
+/// index, `ext(j+1) * c(j) + c(j+1)` (a partial dot's chunk and lane counters over one
+/// flattened window, `64*s + 4*chunk + lane`), become one counter of the product's extent.
+/// It takes the same values in the same order, so the elements, their order and the
+/// vectors they fill are unchanged; only a run may now cross what was the inner counter's
+/// wrap (TinyYolo's 3x3x3 window under a 16 x 4 lane split: 3 runs, not 7).
+struct WalkedCounters {
+  std::vector<int64_t> extents;
+  std::vector<std::vector<int64_t>> coef;  // per group, per walked counter
+};
+
+WalkedCounters walkedCounters(const AddrGen& g) {
+  WalkedCounters w;
+  const size_t nc = std::max<size_t>(1, g.counters.size());
+  for (const auto& c : g.counters) w.extents.push_back(c.extent);
+  if (w.extents.empty()) w.extents.push_back(1);
+  for (const auto& gr : g.groups) w.coef.push_back(padded(gr.value.coef, nc));
+  for (size_t j = w.extents.size() - 1; j-- > 0;) {
+    const int64_t inner = w.extents[j + 1];
+    const bool oneIndex = std::all_of(w.coef.begin(), w.coef.end(),
+                                      [&](const std::vector<int64_t>& c) { return c[j] == inner * c[j + 1]; });
+    if (!oneIndex) continue;
+    w.extents[j + 1] *= w.extents[j];
+    w.extents.erase(w.extents.begin() + static_cast<std::ptrdiff_t>(j));
+    for (auto& c : w.coef) c.erase(c.begin() + static_cast<std::ptrdiff_t>(j));
+  }
+  return w;
+}
+
 }  // namespace
 
 AgenParams agenParams(const AddrGen& g) {
   AgenParams p;
-  const size_t nc = std::max<size_t>(1, g.counters.size());
-  for (const auto& c : g.counters) p.extents.push_back(c.extent);
-  if (p.extents.empty()) p.extents.push_back(1);
+  WalkedCounters walked = walkedCounters(g);
+  const size_t nc = walked.extents.size();
+  p.extents = std::move(walked.extents);
   size_t digit = 0;          // the digit's index in the AddrGen (coords and masks)
   std::vector<size_t> keep;  // the AddrGen's digits that are generics, in order
   for (size_t gi = 0; gi < g.groups.size(); ++gi) {
     const auto& gr = g.groups[gi];
     p.gOffset.push_back(gr.value.offset);
-    auto coef = padded(gr.value.coef, nc);
+    const std::vector<int64_t>& coef = walked.coef[gi];
     p.gCoef.insert(p.gCoef.end(), coef.begin(), coef.end());
     int64_t inner = 1;
     for (size_t i = 1; i < gr.radices.size(); ++i) inner *= gr.radices[i];

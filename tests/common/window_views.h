@@ -2,6 +2,7 @@
 // Address-generator views that tests of several stages build alike.
 
 #include <cstdint>
+#include <vector>
 
 #include "skeleshare/lower/addrgen.h"
 
@@ -21,6 +22,21 @@ inline lower::AddrGen paddedWindow(int64_t rows, int64_t cols, int32_t tailFill)
   g.flatten(2);  // [rows][cols][27]
   g.pad(2, 0, 64 - 27, tailFill);
   g.counters[2].kind = lower::DimKind::Vector;
+  return g;
+}
+
+/// paddedWindow's 64 lanes split as a partial dot's [16 chunks][4 lanes] over the same
+/// flattened window (lane 4*chunk + l): the same elements in the same order.
+inline lower::AddrGen paddedWindowInChunks(int64_t rows, int64_t cols, int32_t tailFill) {
+  lower::AddrGen g = paddedWindow(rows, cols, tailFill);
+  std::vector<lower::Affine> values;
+  for (size_t i = 0; i < g.groups.size(); ++i) values.push_back(g.groups[i].value);
+  values[2].coef = {0, 0, 4, 1};  // the window index: 4*chunk + lane
+  values[0].coef.resize(4, 0);
+  values[1].coef.resize(4, 0);
+  g.regroup({{rows, lower::DimKind::Stream}, {cols, lower::DimKind::Stream}, {16, lower::DimKind::Vector},
+             {4, lower::DimKind::Vector}},
+            values);
   return g;
 }
 

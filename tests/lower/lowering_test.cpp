@@ -229,6 +229,20 @@ TEST(Lowering, MaskedTailLanesOfAWindowAreOneRun) {
   EXPECT_EQ(readAccess(test_support::paddedWindow(6, 7, 5), 1, 64).runs, 6 * 7 * 8);
 }
 
+// A partial dot's lanes, [chunks][lanes per chunk] over one flattened window, walk as one
+// counter (agenParams): the window's runs are those of its 64 flat lanes, 3 a window, not
+// one per chunk of 4 lanes (7 a 27-element window).
+TEST(Lowering, ChunkAndLaneCountersOfOneIndexWalkAsOne) {
+  const AddrGen chunks = test_support::paddedWindowInChunks(6, 7, 0);
+  ASSERT_EQ(chunks.counters.size(), 4u);
+  EXPECT_EQ(agenParams(chunks).nc, 3);
+  EXPECT_EQ(agenParams(chunks).extents, agenParams(test_support::paddedWindow(6, 7, 0)).extents);
+  EXPECT_EQ(readAccess(chunks, 1, 64).runs, 6 * 7 * 3);
+  EXPECT_EQ(readAccess(chunks, 1, 64).lines, readAccess(test_support::paddedWindow(6, 7, 0), 1, 64).lines);
+  // Counters that no single index reads as one stay apart: rows and columns.
+  EXPECT_EQ(agenParams(AddrGen::identity({6, 7})).nc, 2);
+}
+
 // The counter keeps each walk's answer: asked again (a read, a write, other lanes), it
 // answers as readAccess and writeAccess do, and walks each distinct question once.
 TEST(Lowering, AccessCounterAnswersAsTheWalksDoAndWalksOnce) {

@@ -190,6 +190,30 @@ TEST(Templates, MaskedTailLanesOfAWindowReadAsOneRun) {
   EXPECT_LT(cycles[0], cycles[5] * 3 / 4);
 }
 
+// The same window read into [16][4] lanes (a partial dot's chunks): ss_agen walks the
+// two lane counters as one (agenParams), so the hardware reads the same elements in the
+// same 3 runs a window as the 64 flat lanes, not 7.
+TEST(Templates, ChunkedLanesOfAWindowWalkAsOneCounter) {
+  std::map<std::string, int64_t> cycles;
+  for (bool chunked : {false, true}) {
+    Program p;
+    p.buffers.push_back({"x", 8, {6, 7, 3}, Memory::OffChip, Role::Input});
+    Unit u;
+    u.name = "chunks";
+    const AddrGen g = chunked ? test_support::paddedWindowInChunks(6, 7, 0) : test_support::paddedWindow(6, 7, 0);
+    uint32_t r = UnitBuilder(p, u).read(0, g);
+    writeAll(p, u, r, "y");
+    p.units.push_back(u);
+    const std::string name = chunked ? "t_chunked_lanes" : "t_flat_lanes";
+    expectHardwareAgrees(p, name);
+    std::map<std::string, Tensor> inputs{{"x", randomTensor(8, {6, 7, 3}, 1)}};
+    Simulated sim = emitAndSimulate(p, inputs, name + "_cycles", 3);
+    ASSERT_TRUE(sim.sim.ok) << sim.sim.error;
+    cycles[name] = sim.sim.cycles;
+  }
+  EXPECT_EQ(cycles["t_chunked_lanes"], cycles["t_flat_lanes"]);
+}
+
 // Stride 0 innermost: every lane of a vector is the same element (a broadcast run).
 TEST(Templates, BroadcastRunsRepeatOneElementAcrossTheLanes) {
   Program p;
