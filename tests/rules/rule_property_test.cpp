@@ -109,6 +109,13 @@ std::map<std::string, Generator> generators() {
     auto a = g.scalar(), b = g.scalar();
     return Case{g.conv(h, h, g.pick(1, 2), och, ks, a, b), {g.conv(h, h, 1, poch, ks, a, b)}};
   };
+  m["R-PAD-CONV-OCH-DOUBLE"] = [](Gen& g) {
+    // a window of fewer than 64 columns doubles its 16 or more filters to the other
+    // convolution's
+    int64_t ks = g.pick(1, 3), h = g.pick(ks, 4), och = g.pick(16, 17);
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(h, h, g.pick(1, 3), och, ks, a, b), {g.conv(h, h, 1, 2 * och, ks, a, b)}};
+  };
   m["R-PAD-CONV-KS"] = [](Gen& g) {
     int64_t ks = g.pick(1, 2), pk = ks + g.pick(1, 2), h = g.pick(ks, 5), ph = h + pk - ks + g.pick(0, 2);
     auto a = g.scalar(), b = g.scalar();
