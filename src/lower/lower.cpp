@@ -577,6 +577,7 @@ Program Lowerer::run(const ir::Module& module) {
     if (!closed_[u]) throw std::logic_error(fmt::format("lowering: unit {} never written", open_[u].name));
   shapeReadLanes(prog_);
   absorbBroadcasts(prog_);
+  keepReadLines(prog_);
   placeBuffers(prog_, opt_.onChipBudgetBits);
   auto problems = verify(prog_);
   if (!problems.empty()) throw std::logic_error("lowering produced an ill-formed program: " + problems.front());

@@ -40,6 +40,8 @@ std::string_view primName(Prim p) {
   return "?";
 }
 
+int64_t keptLines(const Node& read) { return read.params.empty() ? 1 : read.params[0]; }
+
 int64_t Buffer::elements() const {
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
@@ -100,7 +102,8 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
   switch (n.prim) {
     case Prim::Read: {
       arity(0);
-      needParams(n, 0);
+      if (n.params.size() > 1 || (n.params.size() == 1 && n.params[0] < 1))
+        bad(n, "expects no parameter or a kept-line count of at least 1");
       const Buffer& b = bufferOf(prog, n);
       checkAddr(n, b);
       r = n.addr.valueType(b.bits);

@@ -20,10 +20,12 @@ struct Shape {
 
 /// readAccess, each answer kept: the extractor's oracle lowers thousands of skeletons, and
 /// their reads share generators (a layer's input under every tiling of its weights).
-AccessCount countRead(const AddrGen& g, int bytes, int64_t lanes) {
-  static thread_local AccessCounter counter;
-  return counter.read(g, bytes, lanes);
+AccessCounter& counter() {
+  static thread_local AccessCounter c;
+  return c;
 }
+
+AccessCount countRead(const AddrGen& g, int bytes, int64_t lanes) { return counter().read(g, bytes, lanes); }
 
 AddrGen reshaped(const AddrGen& g, const Shape& s) {
   std::vector<Counter> counters;
@@ -276,6 +278,27 @@ size_t shapeReadLanes(Program& prog) {
       ++changed;
     }
   }
+  return changed;
+}
+
+size_t keepReadLines(Program& prog) {
+  size_t changed = 0;
+  for (Unit& unit : prog.units)
+    for (Node& read : unit.nodes) {
+      if (read.prim != Prim::Read) continue;
+      const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
+      const KeptLineCounts& counts = counter().readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines);
+      const std::vector<int64_t>& lines = counts.lines;
+      // Only a read bound by its own lines (more lines than runs), where a line register
+      // saves at least an eighth of them; then the fewest kept lines that save seven
+      // eighths of what the most could (a window's rows and their next), not the last few
+      // lines a larger register file would save.
+      const int64_t one = lines.front(), least = *std::min_element(lines.begin(), lines.end());
+      if (one <= counts.runs || (one - least) * 8 < one) continue;
+      const auto fewest = std::find_if(lines.begin(), lines.end(), [&](int64_t l) { return (l - least) * 8 <= one - least; });
+      read.params = {static_cast<int64_t>(fewest - lines.begin()) + 1};
+      ++changed;
+    }
   return changed;
 }
 

@@ -42,6 +42,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::Read:
     case Prim::Write:
       r.logic = 32 * static_cast<int64_t>(n.addr.counters.size() + n.addr.masks.size());  // counters, comparators
+      if (n.prim == Prim::Read) r.logic += (keptLines(n) - 1) * 512;  // a kept line: its register, its share of the muxes
       break;
     case Prim::Const:
     case Prim::ShiftRight:  // wiring

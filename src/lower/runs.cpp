@@ -514,12 +514,37 @@ int64_t readPerCycle(int64_t lanes, int elementBytes) {
 
 namespace {
 
-/// ss_read's runs and lines (see readAccess), from the agen's state to its end or, with
-/// `prefix` > 0, to the end of the current iteration of counters 0 .. prefix - 1.
-AccessCount readWalk(Agen& a, int64_t prefix, int64_t lanes) {
-  AccessCount c;
-  int64_t filled = 0, last = 0;
-  bool any = false;
+/// A walk's runs and lines; a read's lines for several kept-line counts at once.
+struct WalkCount {
+  int64_t runs = 0;
+  std::vector<int64_t> lines;
+  int64_t walked = 0;
+};
+
+/// The lines ss_read keeps: the last `keep` distinct lines its runs used, oldest first.
+class KeptLines {
+ public:
+  explicit KeptLines(int64_t keep) : keep_(static_cast<size_t>(keep)) {}
+  bool has(int64_t l) const { return std::find(kept_.begin(), kept_.end(), l) != kept_.end(); }
+  void add(int64_t l) {
+    kept_.push_back(l);
+    if (kept_.size() > keep_) kept_.erase(kept_.begin());
+  }
+
+ private:
+  size_t keep_;
+  std::vector<int64_t> kept_;
+};
+
+/// ss_read's runs and lines (see readAccess) for each of `keeps`, from the agen's state to
+/// its end or, with `prefix` > 0, to the end of the current iteration of counters
+/// 0 .. prefix - 1.
+WalkCount readWalk(Agen& a, int64_t prefix, int64_t lanes, const std::vector<int64_t>& keeps) {
+  WalkCount c;
+  c.lines.assign(keeps.size(), 0);
+  std::vector<KeptLines> sets;
+  for (int64_t k : keeps) sets.emplace_back(k);
+  int64_t filled = 0;
   const int64_t start = a.outerIndex(prefix);
   while (!a.finished() && a.outerIndex(prefix) == start) {
     const Agen::Run& run = a.current();
@@ -530,12 +555,12 @@ AccessCount readWalk(Agen& a, int64_t prefix, int64_t lanes) {
       if (run.accessed[static_cast<size_t>(e)]) (run.high[static_cast<size_t>(e)] ? high : low) = true;
     if (low || high) {
       const int64_t lo = low ? run.line : run.line + 1;
-      if (!(any && last == lo)) ++c.lines;
-      last = lo;
-      any = true;
-      if (low && high) {
-        ++c.lines;
-        last = lo + 1;
+      for (size_t s = 0; s < sets.size(); ++s) {
+        // both looked up before the run, as ss_read does; the missed ones requested and
+        // kept, L first
+        const bool hitLo = sets[s].has(lo), hitHi = low && high && sets[s].has(lo + 1);
+        if (!hitLo) ++c.lines[s], sets[s].add(lo);
+        if (low && high && !hitHi) ++c.lines[s], sets[s].add(lo + 1);
       }
     }
     ++c.runs;
@@ -546,8 +571,9 @@ AccessCount readWalk(Agen& a, int64_t prefix, int64_t lanes) {
 }
 
 /// ss_write's runs and lines (see writeAccess), as readWalk.
-AccessCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
-  AccessCount c;
+WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
+  WalkCount c;
+  c.lines = {0};
   int64_t left = 0, line = 0;
   bool buffered = false;
   const int64_t start = a.outerIndex(prefix);
@@ -556,7 +582,7 @@ AccessCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
     const Agen::Run& run = a.current();
     const int64_t n = std::min(run.masked ? run.runm : run.run, left);
     if (!run.masked) {
-      if (buffered && line != run.line) ++c.lines;
+      if (buffered && line != run.line) ++c.lines[0];
       line = run.line;
       buffered = true;
     }
@@ -564,7 +590,7 @@ AccessCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
     a.take(n);
     left -= n;
   }
-  if (buffered) ++c.lines;
+  if (buffered) ++c.lines[0];
   return c;
 }
 
@@ -579,7 +605,7 @@ constexpr int64_t kSamples = 64;
 /// `walk(agen, prefix)` counts from the agen's state to its end (prefix 0) or to the end of
 /// the current iteration of counters 0 .. prefix - 1.
 template <class Walk>
-AccessCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk) {
+WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk) {
   int64_t total = 1;
   for (int64_t e : p.extents) total = std::min(total, int64_t{1} << 40) * e;  // no overflow
   // The outer counters must lie above every counter a run moves (runs never cross their
@@ -590,40 +616,57 @@ AccessCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk
   if (total > kExactElements)
     while (prefix < lowestRun && outer < 4 * kSamples) outer *= p.extents[static_cast<size_t>(prefix++)];
   if (outer < 4 * kSamples || (total / outer) % lanes != 0) {
-    AccessCount c = walk(a, 0);
+    WalkCount c = walk(a, 0);
     c.walked = c.runs;
     return c;
   }
-  AccessCount sum;
+  WalkCount sum;
   for (int64_t k = 0; k < kSamples; ++k) {
     a.jumpTo((2 * k + 1) * outer / (2 * kSamples), prefix);
-    AccessCount c = walk(a, prefix);
+    WalkCount c = walk(a, prefix);
     sum.runs += c.runs;
-    sum.lines += c.lines;
+    sum.lines.resize(c.lines.size(), 0);
+    for (size_t s = 0; s < c.lines.size(); ++s) sum.lines[s] += c.lines[s];
   }
-  return {(sum.runs * outer + kSamples / 2) / kSamples, (sum.lines * outer + kSamples / 2) / kSamples, sum.runs};
+  auto scaled = [&](int64_t v) { return (v * outer + kSamples / 2) / kSamples; };
+  WalkCount all{scaled(sum.runs), {}, sum.runs};
+  for (int64_t l : sum.lines) all.lines.push_back(scaled(l));
+  return all;
 }
+
+AccessCount single(const WalkCount& c) { return {c.runs, c.lines.at(0), c.walked}; }
 
 }  // namespace
 
-AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
+AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes, int64_t keptLines) {
+  if (keptLines < 1) throw std::invalid_argument("readAccess: a read keeps at least one line");
   AgenParams p = agenParams(g);
   Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
-  return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes); });
+  return single(countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes, {keptLines}); }));
+}
+
+KeptLineCounts readLinesByKeptLines(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxKeptLines) {
+  if (maxKeptLines < 1) throw std::invalid_argument("readLinesByKeptLines: a read keeps at least one line");
+  std::vector<int64_t> keeps;
+  for (int64_t k = 1; k <= maxKeptLines; ++k) keeps.push_back(k);
+  AgenParams p = agenParams(g);
+  Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
+  WalkCount c = countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes, keeps); });
+  return {c.runs, std::move(c.lines)};
 }
 
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   AgenParams p = agenParams(g);
   Agen agen(p, writePerCycle(lanes, elementBytes), elementBytes);
-  return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); });
+  return single(countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); }));
 }
 
 namespace {
 
 /// Everything a walk's answer depends on, flattened: the kind, the width, the lanes and the
 /// generics with each list's length before it (so no two different generators collide).
-std::vector<int64_t> accessKey(bool write, const AgenParams& p, int elementBytes, int64_t lanes) {
-  std::vector<int64_t> key{write ? 1 : 0, elementBytes, lanes, p.nc, p.ng, p.nd, p.ns, p.nm};
+std::vector<int64_t> accessKey(bool write, const AgenParams& p, int elementBytes, int64_t lanes, int64_t keptLines) {
+  std::vector<int64_t> key{write ? 1 : 0, elementBytes, lanes, keptLines, p.nc, p.ng, p.nd, p.ns, p.nm};
   for (const std::vector<int64_t>* v : {&p.extents, &p.gOffset, &p.gCoef, &p.dGroup, &p.dDiv, &p.dMod, &p.space, &p.cOffset,
                                         &p.cCoef, &p.mOffset, &p.mCoef, &p.mLo, &p.mHi}) {
     key.push_back(static_cast<int64_t>(v->size()));
@@ -634,10 +677,19 @@ std::vector<int64_t> accessKey(bool write, const AgenParams& p, int elementBytes
 
 }  // namespace
 
-AccessCount AccessCounter::count(bool write, const AddrGen& g, int elementBytes, int64_t lanes) {
-  auto [it, fresh] = known_.try_emplace(accessKey(write, agenParams(g), elementBytes, lanes));
+const KeptLineCounts& AccessCounter::readLines(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxKeptLines) {
+  auto [it, fresh] = knownLines_.try_emplace(accessKey(false, agenParams(g), elementBytes, lanes, maxKeptLines));
   if (fresh) {
-    it->second = write ? writeAccess(g, elementBytes, lanes) : readAccess(g, elementBytes, lanes);
+    it->second = readLinesByKeptLines(g, elementBytes, lanes, maxKeptLines);
+    ++walks_;
+  }
+  return it->second;
+}
+
+AccessCount AccessCounter::count(bool write, const AddrGen& g, int elementBytes, int64_t lanes, int64_t keptLines) {
+  auto [it, fresh] = known_.try_emplace(accessKey(write, agenParams(g), elementBytes, lanes, keptLines));
+  if (fresh) {
+    it->second = write ? writeAccess(g, elementBytes, lanes) : readAccess(g, elementBytes, lanes, keptLines);
     ++walks_;
     walkedRuns_ += static_cast<uint64_t>(it->second.walked);
   }

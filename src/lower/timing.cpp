@@ -61,7 +61,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
     depth[i] = deepest + stages(node);
     switch (node.prim) {
       case Prim::Read: {
-        AccessCount a = counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes());
+        AccessCount a = counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes(), keptLines(node));
         busy[i] = a.runs;
         addLines(node, a.lines);
         break;
@@ -106,7 +106,7 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& coun
   for (size_t i = 0; i < unit.nodes.size(); ++i) {
     const Node& node = unit.nodes[i];
     if (node.prim == Prim::Read && !replayed[i])
-      runs = std::max(runs, counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes()).runs);
+      runs = std::max(runs, counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes(), keptLines(node)).runs);
   }
   return runs;
 }

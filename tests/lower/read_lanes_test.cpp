@@ -6,9 +6,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "skeleshare/lower/read_lanes.h"
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/lower/timing.h"
+#include "../common/window_views.h"
 #include "test_util.h"
 
 namespace skeleshare::lower::test {
@@ -149,6 +152,64 @@ output o = requant(mm(w2, transpose(t)), 7);
   bool permuted = false;
   for (const Node& n : p.units[1].nodes) permuted = permuted || n.prim == Prim::PermuteVec;
   EXPECT_TRUE(permuted) << printProgram(p);
+}
+
+// Kept lines: a 3x3x3 window over rows of 64 columns (192 bytes, 3 lines a row) reads a
+// 9-byte segment of three rows a window, each row in other lines. Keeping the last line,
+// every window requests its rows' lines again. The rows cross into their next lines at
+// the same windows, so keeping 6 (a line per row and its next) the windows of an output
+// row request the 9 lines of their three rows once; 4 are too few there. The runs are
+// the same.
+TEST(ReadLanes, KeptLinesRequestAWindowsRowsOnceAlongTheRow) {
+  const AddrGen g = test_support::paddedWindow(8, 64, 0);
+  const AccessCount one = readAccess(g, 1, 64), four = readAccess(g, 1, 64, 4), six = readAccess(g, 1, 64, 6);
+  EXPECT_EQ(six.runs, one.runs);
+  EXPECT_EQ(one.runs, 8 * 64 * 3);
+  // every run requests its line: 3 lines a window (2 in the padded first and last rows)
+  EXPECT_GE(one.lines, (6 * 3 + 2 * 2) * 64);
+  // at most the 9 lines of three rows per output row (6 in the first and last: the padded
+  // row has no lines, and the two rows' lines still kept may serve the next output row's
+  // first windows), at least every line of the interior output rows once
+  EXPECT_LE(six.lines, 6 * 9 + 2 * 6);
+  EXPECT_GE(six.lines, 6 * 9);
+  EXPECT_GT(four.lines, six.lines);
+  EXPECT_LT(four.lines, one.lines);
+}
+
+// The pass gives a convolution's window read the fewest kept lines that request as few
+// lines as kMaxKeptLines, and leaves a read that reads every line once with one; the
+// lowered program still computes what the skeleton program does, and the cycle model
+// counts the kept lines.
+TEST(ReadLanes, AConvolutionsWindowReadKeepsALinePerRow) {
+  Loaded m = loadDslText(R"(
+input  x : i8[6][40][3];
+weight w : i8[4][3][3][3];
+output o = relu(requant(conv(pad(x, 1), w), 4));
+)");
+  Program p;
+  expectAgrees(m, 5, &p);
+  const Node* readX = nullptr;
+  const Node* readW = nullptr;
+  for (const auto& u : p.units)
+    for (const auto& n : u.nodes)
+      if (n.prim == Prim::Read) (p.buffers[static_cast<size_t>(n.buffer)].name == "x" ? readX : readW) = &n;
+  ASSERT_NE(readX, nullptr) << printProgram(p);
+  ASSERT_NE(readW, nullptr) << printProgram(p);
+  EXPECT_EQ(keptLines(*readW), 1) << printProgram(p);
+  const int64_t keep = keptLines(*readX), lanes = readX->type.vectorLanes();
+  ASSERT_GE(keep, 3) << printProgram(p);  // a line per row at least
+  auto lines = [&](int64_t k) { return readAccess(readX->addr, 1, lanes, k).lines; };
+  const KeptLineCounts counts = readLinesByKeptLines(readX->addr, 1, lanes, kMaxKeptLines);
+  EXPECT_EQ(counts.runs, readAccess(readX->addr, 1, lanes).runs);
+  EXPECT_GT(counts.lines.front(), counts.runs);  // bound by its lines with one kept
+  const std::vector<int64_t>& all = counts.lines;
+  ASSERT_EQ(all.size(), static_cast<size_t>(kMaxKeptLines));
+  for (int64_t k = 1; k <= kMaxKeptLines; ++k) EXPECT_EQ(all[static_cast<size_t>(k - 1)], lines(k)) << k;
+  // the fewest that save seven eighths of what 8 save
+  const int64_t least = *std::min_element(all.begin(), all.end());
+  EXPECT_LE((lines(keep) - least) * 8, lines(1) - least);
+  EXPECT_GT((lines(keep - 1) - least) * 8, lines(1) - least);
+  EXPECT_LT(lines(keep) * 4, lines(1));
 }
 
 }  // namespace

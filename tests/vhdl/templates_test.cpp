@@ -214,6 +214,37 @@ TEST(Templates, ChunkedLanesOfAWindowWalkAsOneCounter) {
   EXPECT_EQ(cycles["t_chunked_lanes"], cycles["t_flat_lanes"]);
 }
 
+// Kept lines (ss_read's KEEP): a convolution's 3x3x3 windows over rows of 40 columns,
+// each window a segment of three rows in three lines. Keeping 4 lines the read requests
+// each row's lines about once per output row where keeping 1 it requests 3 a window: the
+// same vectors (bit-exact on two seeds), and the cycles of the model's lines.
+TEST(Templates, KeptLinesServeTheWindowsBesideEachOther) {
+  std::map<int64_t, int64_t> cycles, estimated, lines;
+  for (int64_t keep : {1, 4}) {
+    Program p;
+    p.buffers.push_back({"x", 8, {6, 40, 3}, Memory::OffChip, Role::Input});
+    Unit u;
+    u.name = "kept";
+    uint32_t r = UnitBuilder(p, u).read(0, test_support::paddedWindow(6, 40, 0));
+    if (keep > 1) u.nodes[r].params = {keep};
+    writeAll(p, u, r, "y");
+    p.units.push_back(u);
+    const std::string name = fmt::format("t_kept{}", keep);
+    expectHardwareAgrees(p, name);
+    std::map<std::string, Tensor> inputs{{"x", randomTensor(8, {6, 40, 3}, 1)}};
+    Simulated sim = emitAndSimulate(p, inputs, name + "_cycles", 3);
+    ASSERT_TRUE(sim.sim.ok) << sim.sim.error;
+    cycles[keep] = sim.sim.cycles;
+    estimated[keep] = lower::estimateCycles(p, testMemory()).total;
+    lines[keep] = lower::readAccess(p.units[0].nodes[r].addr, 1, 64, keep).lines;
+  }
+  EXPECT_LT(lines[4] * 4, lines[1]);
+  for (int64_t keep : {1, 4})
+    EXPECT_NEAR(static_cast<double>(cycles[keep]), static_cast<double>(estimated[keep]), 0.15 * estimated[keep])
+        << "keep " << keep;
+  EXPECT_LT(cycles[4], cycles[1]);
+}
+
 // Stride 0 innermost: every lane of a vector is the same element (a broadcast run).
 TEST(Templates, BroadcastRunsRepeatOneElementAcrossTheLanes) {
   Program p;

@@ -23,7 +23,8 @@
 namespace skeleshare::lower {
 
 enum class Prim : uint8_t {
-  Read,        // [buffer], addr: the value read through addr (masked elements: the fill)
+  Read,        // [buffer] (keep), addr: the value read through addr (masked elements: the
+               // fill); keep = the lines the read keeps (read_lanes.h; absent: 1)
   Write,       // [buffer], addr, (x): x's elements to the buffer (masked: not written); unit
   Const,       // [value, bits], dims in the node's type: a constant stream/vector
   Mul,         // [dsp (, k)] (a, b): i32 products; dsp = 1: DSP multipliers, k per DSP
@@ -64,6 +65,9 @@ enum class Prim : uint8_t {
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };
 
 std::string_view primName(Prim p);
+struct Node;
+/// The lines a Read keeps (ss_read's KEEP): its parameter, else 1.
+int64_t keptLines(const Node& read);
 /// Splits and joins change the type only: the same transfers and lanes in the same order
 /// (in hardware, the same wires under another name).
 inline bool reshapesOnly(Prim p) {

@@ -1,8 +1,8 @@
 #pragma once
 // The lanes of reads (a pass after the lowering's templates, before buffer placement).
 // A read moves one run of consecutive elements per cycle, consecutive in its counter
-// order, and requests each run's memory line unless it is the line it requested last
-// (runs.h). Two shapes of a vector cost more than they must:
+// order, and requests each run's memory line unless it keeps it (by default the last
+// line; runs.h, and keepReadLines below). Two shapes of a vector cost more than they must:
 //
 // - Lanes in the wrong order. A height-wise 1D convolution's window is (column, tap), its
 //   taps in three rows: no two consecutive lanes lie in one row, so a 16 x 3 window is 48
@@ -29,5 +29,20 @@ inline constexpr int64_t kMaxWidenedReadLanes = 512;
 
 /// Reshapes the reads of every unit as above. Returns the number of reads changed.
 size_t shapeReadLanes(Program& prog);
+
+/// The most lines a read keeps (ss_read's KEEP, registers of a line each).
+inline constexpr int64_t kMaxKeptLines = 8;
+
+/// Kept lines. A read requests a line unless it is among the last lines its runs used:
+/// one by default. A convolution's flattened window reads a segment of each of its rows,
+/// each in another line, so with one kept line every window requests all its rows' lines
+/// again, though the window beside it used the same ones (TinyYolo's 3 x 3 x 3 windows:
+/// 78 times the image). Keeping a line per row, and the next where a segment crosses
+/// into it, requests each line about once per row of windows. This pass counts a read's
+/// lines for each count up to kMaxKeptLines; where the most saving is at least an eighth
+/// of the lines one kept line requests, it gives the read the fewest kept lines that save
+/// seven eighths of that (a line register each: not for the last few lines). Returns the
+/// number of reads changed. Run after the passes that change reads' generators.
+size_t keepReadLines(Program& prog);
 
 }  // namespace skeleshare::lower

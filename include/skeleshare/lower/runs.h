@@ -12,8 +12,8 @@
 // element leaves the first element's line (a write) or line pair (a read); a masked
 // element takes its fill wherever it would lie. A write run whose first element is
 // masked is its masked prefix. The lines a read fetches are those of the run's accessed
-// elements, the first element's line and the next, each requested once unless it was the
-// last line requested.
+// elements, the first element's line and the next, each requested unless it is among the
+// lines the read keeps: the last `keptLines` distinct lines its runs used (1: the last).
 
 #include <cstdint>
 #include <map>
@@ -56,9 +56,17 @@ struct AccessCount {
   int64_t walked = 0; // runs the count visited (fewer than `runs` when it sampled): its work
 };
 
-/// The runs and lines of a read of `lanes`-lane vectors through `g`, for a buffer whose
-/// elements are `elementBytes` wide and that starts on a line (the memory map's rule).
-AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes);
+/// The runs and lines of a read of `lanes`-lane vectors through `g` that keeps
+/// `keptLines` lines (ss_read's KEEP), for a buffer whose elements are `elementBytes`
+/// wide and that starts on a line (the memory map's rule).
+AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes, int64_t keptLines = 1);
+/// readAccess's runs, and its lines for each kept-line count 1 .. maxKeptLines
+/// (lines[k - 1]), from one walk.
+struct KeptLineCounts {
+  int64_t runs = 0;
+  std::vector<int64_t> lines;
+};
+KeptLineCounts readLinesByKeptLines(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxKeptLines);
 /// The same for a write (runs within one line; a line is written when a run leaves it,
 /// and at the end).
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
@@ -70,14 +78,19 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
 /// lanes, the answers are exactly those of the two functions.
 class AccessCounter {
  public:
-  AccessCount read(const AddrGen& g, int elementBytes, int64_t lanes) { return count(false, g, elementBytes, lanes); }
-  AccessCount write(const AddrGen& g, int elementBytes, int64_t lanes) { return count(true, g, elementBytes, lanes); }
+  AccessCount read(const AddrGen& g, int elementBytes, int64_t lanes, int64_t keptLines = 1) {
+    return count(false, g, elementBytes, lanes, keptLines);
+  }
+  AccessCount write(const AddrGen& g, int elementBytes, int64_t lanes) { return count(true, g, elementBytes, lanes, 1); }
+  /// readLinesByKeptLines, kept likewise.
+  const KeptLineCounts& readLines(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxKeptLines);
   size_t walks() const { return walks_; }  // the walks it did not find kept
   uint64_t walkedRuns() const { return walkedRuns_; }  // their work: the runs they visited
 
  private:
-  AccessCount count(bool write, const AddrGen& g, int elementBytes, int64_t lanes);
+  AccessCount count(bool write, const AddrGen& g, int elementBytes, int64_t lanes, int64_t keptLines);
   std::map<std::vector<int64_t>, AccessCount> known_;
+  std::map<std::vector<int64_t>, KeptLineCounts> knownLines_;
   size_t walks_ = 0;
   uint64_t walkedRuns_ = 0;
 };

@@ -5,10 +5,16 @@
 -- The buffer starts at byte BASE; element i occupies EBYTES bytes at BASE + i*EBYTES,
 -- little-endian. Two copies of the address generator (ss_agen) walk the same runs:
 --   scout  requests the lines of every run, in order, as far ahead as the line FIFO has
---          room (FIFO_LINES lines requested and not yet used); a line equal to the last
---          one requested is not requested again. The arbiter takes a request per cycle.
+--          room (FIFO_LINES lines requested and not yet used); a line among the KEEP
+--          lines kept is not requested again. The arbiter takes a request per cycle.
 --   main   assembles the vectors: per cycle one run, from its line (and the next, when
---          the run crosses into it) at the front of the FIFO.
+--          the run crosses into it), each a kept line or the next one of the FIFO.
+-- Kept lines: both copies keep the tags of the last KEEP distinct lines their runs used
+-- (a run's lines are looked up before it is taken; then the ones it missed enter, L first,
+-- the oldest leaving), the main also their data. Both see the same runs in the same
+-- order, so the scout requests exactly the lines the main will miss, in the order it
+-- misses them. KEEP = 1 keeps the last line; a window whose rows lie in different lines
+-- keeps a line per row (and its next) so that the windows beside it read no line again.
 -- A run (ss_agen) is up to PER_CYCLE consecutive elements found from one address
 -- computation, its accessed elements in the first element's line L or in L + 1 (a masked
 -- element takes its fill wherever it would lie, so padding does not split runs). Its
@@ -33,7 +39,7 @@ entity ss_read is
     NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
     LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
-    FIFO_LINES : positive := 16
+    FIFO_LINES : positive := 16; KEEP : positive := 1
   );
   port (
     clk, rst : in std_logic;
@@ -66,6 +72,42 @@ architecture rtl of ss_read is
   constant CBITS  : positive := PBITS + bits_for(NB);             -- cnt0 (0 .. LANES) as block, offset
   subtype slot_t is natural range 0 to FIFO_LINES - 1;
   type lines_t is array (0 to FIFO_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
+  type tags_t is array (0 to KEEP - 1) of integer;
+  type kept_t is array (0 to KEEP - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
+  subtype kept_n is natural range 0 to KEEP;
+
+  -- the position of line l among the first n kept tags, or -1
+  function find(tags : tags_t; n : kept_n; l : integer) return integer is
+  begin
+    for k in 0 to KEEP - 1 loop
+      if k < n and tags(k) = l then
+        return k;
+      end if;
+    end loop;
+    return -1;
+  end function;
+
+  -- the kept tags with l the newest (the oldest leaves)
+  function push(tags : tags_t; l : integer) return tags_t is
+    variable r : tags_t;
+  begin
+    for k in KEEP - 1 downto 1 loop
+      r(k) := tags(k - 1);
+    end loop;
+    r(0) := l;
+    return r;
+  end function;
+
+  -- the kept lines' data, as push
+  function push(data : kept_t; d : std_logic_vector) return kept_t is
+    variable r : kept_t;
+  begin
+    for k in KEEP - 1 downto 1 loop
+      r(k) := data(k - 1);
+    end loop;
+    r(0) := d;
+    return r;
+  end function;
 
   function next_slot(s : slot_t) return slot_t is
   begin
@@ -93,10 +135,10 @@ architecture rtl of ss_read is
   signal head       : slot_t := 0;              -- the oldest line not yet released
   signal present    : natural range 0 to FIFO_LINES := 0;  -- lines returned, not released
   signal credit     : natural range 0 to FIFO_LINES := FIFO_LINES;  -- slots not requested
-  -- The window: the line of the main's position in the request order (w0) and the next
-  -- one (w1), as registers; the FIFO holds the lines after them.
-  signal w0, w1     : std_logic_vector(LINE_BITS - 1 downto 0);
-  signal w0_ok, w1_ok   : boolean := false;
+  -- The next line in request order that the main has not used (w1), as a register; the
+  -- FIFO holds the lines after it.
+  signal w1         : std_logic_vector(LINE_BITS - 1 downto 0);
+  signal w1_ok      : boolean := false;
 
   -- scout
   signal s_fin, s_masked : boolean;
@@ -108,10 +150,12 @@ architecture rtl of ss_read is
   signal s_n         : natural range 1 to PER_CYCLE;
   signal s_need2     : boolean;                        -- the run uses L and L + 1
   signal s_none      : boolean;                        -- the run accesses no element
-  signal s_last      : integer := 0;                   -- the line requested last
-  signal s_any       : boolean := false;               -- some line was requested
+  signal s_tags      : tags_t;                         -- the kept lines, newest first
+  signal s_nk        : kept_n := 0;
   signal s_second    : boolean := false;               -- L was granted for this run; L + 1 is next
-  signal s_have      : boolean;                        -- L is requested
+  signal s_hit       : boolean;                        -- L is kept
+  signal s_have      : boolean;                        -- L is kept or requested
+  signal s_more      : boolean;                        -- L + 1 is used and not kept
   signal s_take      : std_logic;
   signal want_line   : integer;                        -- the line the scout would request now
   signal want        : boolean;
@@ -133,9 +177,13 @@ architecture rtl of ss_read is
   signal lo          : integer;                    -- its first line: L, or L + 1
   signal uses_l      : boolean;                    -- it uses L
   signal none        : boolean;                    -- it accesses no element
-  signal m_last      : integer := 0;               -- the line of the main's position
-  signal m_any       : boolean := false;
-  signal new_l       : boolean;                    -- the run's L is the next line requested
+  signal k_tags      : tags_t;                     -- the kept lines, newest first
+  signal k_data      : kept_t;
+  signal k_nk        : kept_n := 0;
+  signal hit_lo      : integer;                    -- where the run's L is kept, or -1
+  signal hit_hi      : integer;                    -- where its L + 1 is kept, or -1
+  signal miss_lo     : boolean;                    -- L is the next line (w1)
+  signal miss_hi     : boolean;                    -- L + 1 is the next line after L's
   signal ready       : boolean;                    -- the run's lines are there
   signal fill        : boolean;                    -- w1 takes the FIFO's head
   signal take        : std_logic;
@@ -159,29 +207,42 @@ begin
   s_none  <= not uses(s_n, s_emask, s_ehigh, '0') and not uses(s_n, s_emask, s_ehigh, '1');
   -- its first line is requested (now or by an earlier run, when it was the last line
   -- requested); then the next, if the run uses both
-  s_have  <= s_second or (s_any and s_last = s_lo);
+  s_hit   <= find(s_tags, s_nk, s_lo) >= 0;
+  s_have  <= s_second or s_hit;
+  s_more  <= s_need2 and find(s_tags, s_nk, s_lo + 1) < 0;
   want_line <= s_lo + 1 when s_have else s_lo;
-  want      <= not s_fin and not s_none and (not s_have or s_need2);
+  want      <= not s_fin and not s_none and (not s_have or s_more);
   l_req  <= '1' when want and credit > 0 and rst = '0' else '0';
   l_addr <= std_logic_vector(to_unsigned(maximum(want_line, 0) * LINE_BYTES, 32));
   -- the run is taken when its last request is granted (or it needs none)
   s_take <= '1' when rst = '0' and not s_fin and
-            (s_none or (s_have and (not s_need2 or l_gnt = '1')) or (not s_have and not s_need2 and l_gnt = '1'))
+            (s_none or (s_have and (not s_more or l_gnt = '1')) or (not s_have and not s_more and l_gnt = '1'))
             else '0';
 
   scout : process (clk)
+    variable tags : tags_t;
+    variable nk   : kept_n;
   begin
     if rising_edge(clk) then
       if rst = '1' then
         s_count  <= 0;
-        s_any    <= false;
+        s_nk     <= 0;
         s_second <= false;
       else
-        if l_gnt = '1' then
-          s_last <= want_line;
-          s_any  <= true;
-        end if;
         if s_take = '1' then
+          -- the lines the run missed enter the kept ones, L first
+          tags := s_tags;
+          nk   := s_nk;
+          if not s_none and not s_hit then
+            tags := push(tags, s_lo);
+            nk   := minimum(nk + 1, KEEP);
+          end if;
+          if s_more then
+            tags := push(tags, s_lo + 1);
+            nk   := minimum(nk + 1, KEEP);
+          end if;
+          s_tags   <= tags;
+          s_nk     <= nk;
           s_second <= false;
           s_count  <= 0 when s_count + s_n = LANES else s_count + s_n;
         elsif l_gnt = '1' then
@@ -209,15 +270,17 @@ begin
   lo     <= a_line when uses_l else a_line + 1;
   need2  <= uses_l and uses(n, a_emask, a_ehigh, '1');
   none   <= not uses_l and not uses(n, a_emask, a_ehigh, '1');
-  -- The main follows the request order as the scout made it: a run's L is the line at its
-  -- position (w0) when it equals the last line the main reached, else the next one (w1);
-  -- L + 1, when used, is the one after. Taking the run moves the position past the lines
-  -- it used; an empty w1 fills from the FIFO's head. No line numbers are compared with
-  -- the data: the order alone says which line is which.
-  new_l <= not (m_any and m_last = lo);
-  ready <= (not new_l and w0_ok and (not need2 or w1_ok)) or (new_l and w1_ok and (not need2 or present > 0));
+  -- The main follows the request order as the scout made it: a run's line is a kept one
+  -- when its tag is kept, else the next line requested (w1, then the FIFO's head). Taking
+  -- the run keeps the lines it missed and moves past them; an empty w1 fills from the
+  -- FIFO's head. The data is never compared: the order alone says which line is which.
+  hit_lo  <= find(k_tags, k_nk, lo);
+  hit_hi  <= find(k_tags, k_nk, lo + 1);
+  miss_lo <= not none and hit_lo < 0;
+  miss_hi <= need2 and hit_hi < 0;
+  ready <= w1_ok and (not miss_hi or not miss_lo or present > 0) when miss_lo or miss_hi else true;
   take  <= '1' when rst = '0' and not a_fin and cnt0 < LANES and (none or ready) else '0';
-  fill  <= not w1_ok and present > 0 and not (take = '1' and not none and (new_l or need2));
+  fill  <= not w1_ok and present > 0 and not (take = '1' and (miss_lo or miss_hi));
 
   main : process (clk)
     variable pair   : std_logic_vector(2 * LINE_BITS - 1 downto 0);
@@ -231,6 +294,10 @@ begin
     variable pres   : natural range 0 to FIFO_LINES;
     variable cred   : natural range 0 to FIFO_LINES;
     variable pop    : boolean;
+    variable d_lo, d_hi : std_logic_vector(LINE_BITS - 1 downto 0);  -- the run's lines
+    variable tags   : tags_t;
+    variable data   : kept_t;
+    variable nk     : kept_n;
   begin
     if rising_edge(clk) then
       if rst = '1' then
@@ -238,9 +305,8 @@ begin
         head      <= 0;
         present   <= 0;
         credit    <= FIFO_LINES;
-        w0_ok     <= false;
         w1_ok     <= false;
-        m_any     <= false;
+        k_nk      <= 0;
         count     <= 0;
         out_valid <= '0';
       else
@@ -255,19 +321,44 @@ begin
           wr_slot       <= next_slot(wr_slot);
           pres          := pres + 1;
         end if;
-        -- the window moves past the lines the run used; w1 (re)fills from the FIFO's head
+        -- the run's lines: kept ones, else w1 and then the FIFO's head
+        d_lo := w1;
+        if miss_lo then
+          d_hi := fifo(head);
+        else
+          d_hi := w1;
+        end if;
+        for k in 0 to KEEP - 1 loop
+          if hit_lo = k then
+            d_lo := k_data(k);
+          end if;
+          if hit_hi = k then
+            d_hi := k_data(k);
+          end if;
+        end loop;
+        -- the lines the run missed are kept (L first); w1 (re)fills from the FIFO's head
         pop := false;
-        if take = '1' and not none then
-          m_any  <= true;
-          m_last <= lo + 1 when need2 else lo;
-          if new_l and need2 then         -- L was w1, L + 1 the head: the head becomes w0
-            w0    <= fifo(head);
-            w0_ok <= true;
+        if take = '1' and (miss_lo or miss_hi) then
+          tags := k_tags;
+          data := k_data;
+          nk   := k_nk;
+          if miss_lo then
+            tags := push(tags, lo);
+            data := push(data, d_lo);
+            nk   := minimum(nk + 1, KEEP);
+          end if;
+          if miss_hi then
+            tags := push(tags, lo + 1);
+            data := push(data, d_hi);
+            nk   := minimum(nk + 1, KEEP);
+          end if;
+          k_tags <= tags;
+          k_data <= data;
+          k_nk   <= nk;
+          if miss_lo and miss_hi then     -- w1 and the head: both used
             w1_ok <= false;
             pop   := true;
-          elsif new_l or need2 then       -- one line further
-            w0    <= w1;
-            w0_ok <= w1_ok;
+          else                            -- w1 used
             if present > 0 then
               w1    <= fifo(head);
               w1_ok <= true;
@@ -300,11 +391,7 @@ begin
           -- the run's elements, lane 0 first: the fill of a masked one, else from the
           -- line pair with the first element at byte BELOW (W covers every element)
           -- the run's lines: L (and L + 1) at the bottom; a run using only L + 1 has it on top
-          if new_l then
-            pair := fifo(head) & w1;
-          else
-            pair := w1 & w0;
-          end if;
+          pair := d_hi & d_lo;
           if not uses_l then
             pair := pair(LINE_BITS - 1 downto 0) & pair(LINE_BITS - 1 downto 0);
           end if;
