@@ -205,8 +205,8 @@ begin
   s_lo    <= s_line when uses(s_n, s_emask, s_ehigh, '0') else s_line + 1;
   s_need2 <= uses(s_n, s_emask, s_ehigh, '0') and uses(s_n, s_emask, s_ehigh, '1');
   s_none  <= not uses(s_n, s_emask, s_ehigh, '0') and not uses(s_n, s_emask, s_ehigh, '1');
-  -- its first line is requested (now or by an earlier run, when it was the last line
-  -- requested); then the next, if the run uses both
+  -- its first line is requested unless it is kept (s_second: requested in an earlier
+  -- cycle of this run); then the next, if the run uses it and it is not kept
   s_hit   <= find(s_tags, s_nk, s_lo) >= 0;
   s_have  <= s_second or s_hit;
   s_more  <= s_need2 and find(s_tags, s_nk, s_lo + 1) < 0;
