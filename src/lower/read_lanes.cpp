@@ -287,6 +287,10 @@ size_t keepReadLines(Program& prog) {
     for (Node& read : unit.nodes) {
       if (read.prim != Prim::Read) continue;
       const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
+      // Keeping one line is the walk the timing needs anyway (cached); a read that is
+      // not bound by its lines there never qualifies, so skip the eight-count walk.
+      const AccessCount single = counter().read(read.addr, bytes, read.type.vectorLanes());
+      if (single.lines <= single.runs) continue;
       const KeptLineCounts& counts = counter().readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines);
       const std::vector<int64_t>& lines = counts.lines;
       // Only a read bound by its own lines (more lines than runs), where a line register

@@ -636,23 +636,26 @@ WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk) 
 
 AccessCount single(const WalkCount& c) { return {c.runs, c.lines.at(0), c.walked}; }
 
+/// A read's runs and its lines for each of `keeps`, in one walk.
+WalkCount countRead(const AddrGen& g, int elementBytes, int64_t lanes, const std::vector<int64_t>& keeps) {
+  AgenParams p = agenParams(g);
+  Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
+  return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes, keeps); });
+}
+
 }  // namespace
 
 AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes, int64_t keptLines) {
   if (keptLines < 1) throw std::invalid_argument("readAccess: a read keeps at least one line");
-  AgenParams p = agenParams(g);
-  Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
-  return single(countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes, {keptLines}); }));
+  return single(countRead(g, elementBytes, lanes, {keptLines}));
 }
 
 KeptLineCounts readLinesByKeptLines(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxKeptLines) {
   if (maxKeptLines < 1) throw std::invalid_argument("readLinesByKeptLines: a read keeps at least one line");
   std::vector<int64_t> keeps;
   for (int64_t k = 1; k <= maxKeptLines; ++k) keeps.push_back(k);
-  AgenParams p = agenParams(g);
-  Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
-  WalkCount c = countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes, keeps); });
-  return {c.runs, std::move(c.lines)};
+  WalkCount c = countRead(g, elementBytes, lanes, keeps);
+  return {c.runs, std::move(c.lines), c.walked};
 }
 
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
@@ -682,6 +685,7 @@ const KeptLineCounts& AccessCounter::readLines(const AddrGen& g, int elementByte
   if (fresh) {
     it->second = readLinesByKeptLines(g, elementBytes, lanes, maxKeptLines);
     ++walks_;
+    walkedRuns_ += static_cast<uint64_t>(it->second.walked);
   }
   return it->second;
 }

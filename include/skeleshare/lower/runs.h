@@ -64,7 +64,8 @@ AccessCount readAccess(const AddrGen& g, int elementBytes, int64_t lanes, int64_
 /// (lines[k - 1]), from one walk.
 struct KeptLineCounts {
   int64_t runs = 0;
-  std::vector<int64_t> lines;
+  std::vector<int64_t> lines;  // lines[k - 1]: keeping k
+  int64_t walked = 0;          // as AccessCount's
 };
 KeptLineCounts readLinesByKeptLines(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxKeptLines);
 /// The same for a write (runs within one line; a line is written when a run leaves it,
