@@ -287,18 +287,16 @@ size_t keepReadLines(Program& prog) {
     for (Node& read : unit.nodes) {
       if (read.prim != Prim::Read) continue;
       const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
-      // Keeping one line is the walk the timing needs anyway (cached); a read that is
-      // not bound by its lines there never qualifies, so skip the eight-count walk.
-      const AccessCount single = counter().read(read.addr, bytes, read.type.vectorLanes());
+      // Only a read bound by its own lines: more lines than runs when it keeps one (only
+      // such a read is walked for every kept-line count), and kept lines save at least an
+      // eighth of them. It keeps the fewest lines that save seven eighths of what the most
+      // could (a window's rows and their next), not the last few lines a larger register
+      // file would save.
+      const AccessCount single = countRead(read.addr, bytes, read.type.vectorLanes());
       if (single.lines <= single.runs) continue;
-      const KeptLineCounts& counts = counter().readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines);
-      const std::vector<int64_t>& lines = counts.lines;
-      // Only a read bound by its own lines (more lines than runs), where a line register
-      // saves at least an eighth of them; then the fewest kept lines that save seven
-      // eighths of what the most could (a window's rows and their next), not the last few
-      // lines a larger register file would save.
+      const std::vector<int64_t>& lines = counter().readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines).lines;
       const int64_t one = lines.front(), least = *std::min_element(lines.begin(), lines.end());
-      if (one <= counts.runs || (one - least) * 8 < one) continue;
+      if ((one - least) * 8 < one) continue;
       const auto fewest = std::find_if(lines.begin(), lines.end(), [&](int64_t l) { return (l - least) * 8 <= one - least; });
       read.params = {static_cast<int64_t>(fewest - lines.begin()) + 1};
       ++changed;
