@@ -13,7 +13,9 @@ namespace skeleshare::driver {
 using ir::Op;
 using ir::Type;
 
-SkeletonLoads::SkeletonLoads(const cost::Device& device) : options_(lower::lowerOptions(device)) {}
+SkeletonLoads::SkeletonLoads(const cost::Device& device) : options_(lower::lowerOptions(device)) {
+  options_.accessCounter = &counts_;  // the read passes' counts are the timing's
+}
 
 void SkeletonLoads::placeOnChip(lower::Program& prog, const std::string& buffer) const {
   const int b = prog.findBuffer(buffer);

@@ -9,6 +9,7 @@
 #include "lower_impl.h"
 #include "skeleshare/lower/instance_broadcasts.h"
 #include "skeleshare/lower/read_lanes.h"
+#include "skeleshare/lower/runs.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/verifier.h"
 
@@ -575,9 +576,11 @@ Program Lowerer::run(const ir::Module& module) {
   }
   for (size_t u = 0; u < open_.size(); ++u)
     if (!closed_[u]) throw std::logic_error(fmt::format("lowering: unit {} never written", open_[u].name));
-  shapeReadLanes(prog_);
+  AccessCounter ownCounts;
+  AccessCounter& counts = opt_.accessCounter ? *opt_.accessCounter : ownCounts;
+  shapeReadLanes(prog_, counts);
   absorbBroadcasts(prog_);
-  keepReadLines(prog_);
+  keepReadLines(prog_, counts);
   placeBuffers(prog_, opt_.onChipBudgetBits);
   auto problems = verify(prog_);
   if (!problems.empty()) throw std::logic_error("lowering produced an ill-formed program: " + problems.front());

@@ -18,15 +18,6 @@ struct Shape {
   int widened = -1;
 };
 
-/// readAccess, each answer kept: the extractor's oracle lowers thousands of skeletons, and
-/// their reads share generators (a layer's input under every tiling of its weights).
-AccessCounter& counter() {
-  static thread_local AccessCounter c;
-  return c;
-}
-
-AccessCount countRead(const AddrGen& g, int bytes, int64_t lanes) { return counter().read(g, bytes, lanes); }
-
 AddrGen reshaped(const AddrGen& g, const Shape& s) {
   std::vector<Counter> counters;
   std::vector<Affine> values(g.counters.size(), Affine{0, std::vector<int64_t>(s.order.size(), 0)});
@@ -48,7 +39,7 @@ size_t streamCount(const std::vector<Counter>& c) {
 
 /// `s` with its vector counters ordered by decreasing address stride (a stride-1 counter
 /// innermost, so that it forms runs), when that takes fewer runs; else `s`.
-Shape orderLanes(const AddrGen& g, Shape s, int bytes) {
+Shape orderLanes(const AddrGen& g, Shape s, int bytes, AccessCounter& counts) {
   const AddrGen shaped = reshaped(g, s);
   const auto linear = shaped.linear();
   if (!linear) return s;
@@ -61,7 +52,7 @@ Shape orderLanes(const AddrGen& g, Shape s, int bytes) {
   Shape t = s;
   for (size_t k = 0; k < lanes.size(); ++k) t.order[ns + k] = s.order[lanes[k]];
   const int64_t width = shaped.valueType(8).vectorLanes();
-  return countRead(reshaped(g, t), bytes, width).runs < countRead(shaped, bytes, width).runs ? t : s;
+  return counts.read(reshaped(g, t), bytes, width).runs < counts.read(shaped, bytes, width).runs ? t : s;
 }
 
 /// The innermost stream counter of more than one step, moved to the outermost vector
@@ -222,7 +213,7 @@ void restore(const Program& prog, Unit& unit, uint32_t at, const std::vector<Cou
 
 }  // namespace
 
-size_t shapeReadLanes(Program& prog) {
+size_t shapeReadLanes(Program& prog, AccessCounter& counts) {
   size_t changed = 0;
   for (Unit& unit : prog.units) {
     for (uint32_t i = 0; i < unit.nodes.size(); ++i) {
@@ -232,22 +223,22 @@ size_t shapeReadLanes(Program& prog) {
       const AddrGen& g = read.addr;
       Shape plain;
       for (size_t k = 0; k < g.counters.size(); ++k) plain.order.push_back(k);
-      Shape best = orderLanes(g, plain, bytes);
+      Shape best = orderLanes(g, plain, bytes, counts);
       // Widening changes the stream a replay buffer would hold: only reads nothing replays.
       const auto users = usersOf(unit, i);
       const bool replayed = std::any_of(users.begin(), users.end(), [&](uint32_t u) { return unit.nodes[u].prim == Prim::Repeat; });
       if (auto wide = replayed ? std::nullopt : widen(g)) {
-        Shape w = orderLanes(g, *wide, bytes);
+        Shape w = orderLanes(g, *wide, bytes, counts);
         const AddrGen narrowGen = reshaped(g, best), wideGen = reshaped(g, w);
-        const AccessCount narrow = countRead(narrowGen, bytes, narrowGen.valueType(8).vectorLanes());
-        const AccessCount broad = countRead(wideGen, bytes, wideGen.valueType(8).vectorLanes());
+        const AccessCount narrow = counts.read(narrowGen, bytes, narrowGen.valueType(8).vectorLanes());
+        const AccessCount broad = counts.read(wideGen, bytes, wideGen.valueType(8).vectorLanes());
         if (broad.lines < narrow.lines && broad.runs <= narrow.runs) best = w;
       }
       // The windows of the shaped read, read as rows when that takes fewer runs: within a
       // vector (Slide) and across the stream (SlideStm, not under a replay buffer).
       const AddrGen shaped = reshaped(g, best);
       auto fewerRuns = [&](const AddrGen& a, const AddrGen& b) {
-        return countRead(a, bytes, a.valueType(8).vectorLanes()).runs < countRead(b, bytes, b.valueType(8).vectorLanes()).runs;
+        return counts.read(a, bytes, a.valueType(8).vectorLanes()).runs < counts.read(b, bytes, b.valueType(8).vectorLanes()).runs;
       };
       std::optional<AddrGen> rows = mergedWindows(shaped);
       if (rows && !fewerRuns(*rows, shaped)) rows.reset();
@@ -281,7 +272,7 @@ size_t shapeReadLanes(Program& prog) {
   return changed;
 }
 
-size_t keepReadLines(Program& prog) {
+size_t keepReadLines(Program& prog, AccessCounter& counts) {
   size_t changed = 0;
   for (Unit& unit : prog.units)
     for (Node& read : unit.nodes) {
@@ -292,9 +283,9 @@ size_t keepReadLines(Program& prog) {
       // eighth of them. It keeps the fewest lines that save seven eighths of what the most
       // could (a window's rows and their next), not the last few lines a larger register
       // file would save.
-      const AccessCount single = countRead(read.addr, bytes, read.type.vectorLanes());
+      const AccessCount single = counts.read(read.addr, bytes, read.type.vectorLanes());
       if (single.lines <= single.runs) continue;
-      const std::vector<int64_t>& lines = counter().readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines).lines;
+      const std::vector<int64_t>& lines = counts.readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines).lines;
       const int64_t one = lines.front(), least = *std::min_element(lines.begin(), lines.end());
       if ((one - least) * 8 < one) continue;
       const auto fewest = std::find_if(lines.begin(), lines.end(), [&](int64_t l) { return (l - least) * 8 <= one - least; });

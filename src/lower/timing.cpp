@@ -112,8 +112,12 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& coun
 }
 
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory) {
-  CycleEstimate e;
   AccessCounter counts;
+  return estimateCycles(prog, memory, counts);
+}
+
+CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory, AccessCounter& counts) {
+  CycleEstimate e;
   for (const auto& u : prog.units) {
     e.loads.push_back(unitLoad(prog, u, counts));
     e.perUnit.push_back(cost::unitCycles(e.loads.back(), memory));

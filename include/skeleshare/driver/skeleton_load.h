@@ -25,6 +25,8 @@ namespace skeleshare::driver {
 class SkeletonLoads {
  public:
   explicit SkeletonLoads(const cost::Device& device);
+  SkeletonLoads(const SkeletonLoads&) = delete;  // its lowering options point at its counter
+  SkeletonLoads& operator=(const SkeletonLoads&) = delete;
   /// The load of the node (answers are cached by operator, parameters and types), or
   /// nothing for an operator it does not build or a node the lowering refuses.
   std::optional<cost::SkeletonLoad> operator()(ir::Op op, std::span<const int64_t> params,
@@ -52,7 +54,7 @@ class SkeletonLoads {
                                             bool intermediate);
   ir::Context ctx_;
   lower::LowerOptions options_;
-  lower::AccessCounter counts_;  // shared by every measurement: layers read alike
+  lower::AccessCounter counts_;  // shared by every measurement and its read passes: layers read alike
   std::map<std::string, std::optional<cost::SkeletonLoad>> cache_;
 };
 

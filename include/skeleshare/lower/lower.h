@@ -18,6 +18,8 @@
 
 namespace skeleshare::lower {
 
+class AccessCounter;
+
 /// A construct the lowering does not handle (yet), or an ill-formed input.
 class LowerError : public std::runtime_error {
  public:
@@ -29,6 +31,10 @@ struct LowerOptions {
   int64_t onChipBudgetBits = int64_t{2713} * 20480;  // the paper's board: 2713 M20K blocks
   cost::MemorySystem memory;                    // for the cycle estimate (the device's)
   std::vector<cost::DspMode> dspModes;          // products per DSP block (none: one)
+  /// Where the read passes keep the runs and lines they count (runs.h), so that a caller
+  /// that lowers many programs and then times them (the extractor's oracle, lowerDesign)
+  /// walks each generator once. Null: a counter of this lowering's own.
+  AccessCounter* accessCounter = nullptr;
   /// Products of these operand widths one DSP block computes (at least 1).
   int64_t productsPerBlock(int aBits, int bBits) const;
 };

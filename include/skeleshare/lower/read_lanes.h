@@ -24,11 +24,14 @@
 
 namespace skeleshare::lower {
 
+class AccessCounter;
+
 /// The widest vector a read is widened to (elements).
 inline constexpr int64_t kMaxWidenedReadLanes = 512;
 
-/// Reshapes the reads of every unit as above. Returns the number of reads changed.
-size_t shapeReadLanes(Program& prog);
+/// Reshapes the reads of every unit as above, counting the candidates' runs through
+/// `counts`. Returns the number of reads changed.
+size_t shapeReadLanes(Program& prog, AccessCounter& counts);
 
 /// The most lines a read keeps (ss_read's KEEP, registers of a line each).
 inline constexpr int64_t kMaxKeptLines = 8;
@@ -43,6 +46,6 @@ inline constexpr int64_t kMaxKeptLines = 8;
 /// of the lines one kept line requests, it gives the read the fewest kept lines that save
 /// seven eighths of that (a line register each: not for the last few lines). Returns the
 /// number of reads changed. Run after the passes that change reads' generators.
-size_t keepReadLines(Program& prog);
+size_t keepReadLines(Program& prog, AccessCounter& counts);
 
 }  // namespace skeleshare::lower

@@ -24,6 +24,9 @@ struct CycleEstimate {
   std::vector<int64_t> perUnit;  // cycles of each unit
   int64_t total = 0;             // the units one after another
 };
+/// The units' loads counted through `counts` (the lowering's, whose read passes already
+/// counted most of these reads), or through a counter of its own.
+CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory, AccessCounter& counts);
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory);
 
 }  // namespace skeleshare::lower
