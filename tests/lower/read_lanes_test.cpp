@@ -212,5 +212,41 @@ output o = relu(requant(conv(pad(x, 1), w), 4));
   EXPECT_LT(lines(keep) * 4, lines(1));
 }
 
+// The read passes count through the caller's counter (LowerOptions::accessCounter): the
+// lowering gives the same program with it, and timing the program through that counter
+// walks only what the passes did not (the writes, and a read with kept lines at its
+// count), with the same estimate. The extractor's oracle and lowerDesign rely on it to
+// walk each read once.
+TEST(ReadLanes, ThePassesCountThroughTheCallersCounter) {
+  Loaded m = loadDslText(R"(
+input  x : i8[6][40][3];
+weight w : i8[4][3][3][3];
+output o = relu(requant(conv(pad(x, 1), w), 4));
+)");
+  AccessCounter shared;
+  LowerOptions options;
+  options.accessCounter = &shared;
+  const Program withCounter = lowerModule(m.module, *m.ctx, options);
+  const Program alone = lowerModule(m.module, *m.ctx);
+  EXPECT_EQ(printProgram(withCounter), printProgram(alone));
+  const size_t byPasses = shared.walks();
+  EXPECT_GT(byPasses, 0u);  // the passes walked the reads' shapes through it
+
+  AccessCounter fresh;
+  const CycleEstimate own = estimateCycles(withCounter, options.memory, fresh);
+  const CycleEstimate reused = estimateCycles(withCounter, options.memory, shared);
+  EXPECT_EQ(reused.total, own.total);
+  size_t reads = 0, kept = 0, writes = 0;
+  for (const auto& u : withCounter.units)
+    for (const auto& n : u.nodes) {
+      reads += n.prim == Prim::Read;
+      kept += n.prim == Prim::Read && keptLines(n) > 1;
+      writes += n.prim == Prim::Write;
+    }
+  ASSERT_GT(reads, kept);
+  EXPECT_GE(fresh.walks(), reads);                  // a counter of its own walks every read
+  EXPECT_LE(shared.walks() - byPasses, writes + kept);  // the shared one what the passes did not
+}
+
 }  // namespace
 }  // namespace skeleshare::lower::test
