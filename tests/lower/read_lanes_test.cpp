@@ -176,16 +176,21 @@ TEST(ReadLanes, KeptLinesRequestAWindowsRowsOnceAlongTheRow) {
   EXPECT_LT(four.lines, one.lines);
 }
 
+/// A 3 x 3 convolution over a padded 6 x 40 x 3 image: its window read keeps lines.
+Loaded smallConvolution() {
+  return loadDslText(R"(
+input  x : i8[6][40][3];
+weight w : i8[4][3][3][3];
+output o = relu(requant(conv(pad(x, 1), w), 4));
+)");
+}
+
 // The pass gives a convolution's window read the fewest kept lines that request as few
 // lines as kMaxKeptLines, and leaves a read that reads every line once with one; the
 // lowered program still computes what the skeleton program does, and the cycle model
 // counts the kept lines.
 TEST(ReadLanes, AConvolutionsWindowReadKeepsALinePerRow) {
-  Loaded m = loadDslText(R"(
-input  x : i8[6][40][3];
-weight w : i8[4][3][3][3];
-output o = relu(requant(conv(pad(x, 1), w), 4));
-)");
+  Loaded m = smallConvolution();
   Program p;
   expectAgrees(m, 5, &p);
   const Node* readX = nullptr;
@@ -218,11 +223,7 @@ output o = relu(requant(conv(pad(x, 1), w), 4));
 // count), with the same estimate. The extractor's oracle and lowerDesign rely on it to
 // walk each read once.
 TEST(ReadLanes, ThePassesCountThroughTheCallersCounter) {
-  Loaded m = loadDslText(R"(
-input  x : i8[6][40][3];
-weight w : i8[4][3][3][3];
-output o = relu(requant(conv(pad(x, 1), w), 4));
-)");
+  Loaded m = smallConvolution();
   AccessCounter shared;
   LowerOptions options;
   options.accessCounter = &shared;
