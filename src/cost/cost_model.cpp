@@ -26,16 +26,24 @@ int64_t satMul(int64_t a, int64_t b) {
   return std::min(a * b, kCostCap);
 }
 
-int64_t CostExpr::evaluate(const Floor& f, std::span<const int64_t> childUse) {
+namespace {
+
+int64_t childValue(const CostExpr::Term& t, std::span<const int64_t> childUse, std::span<const int64_t> childCompute) {
+  return t.compute && !childCompute.empty() ? childCompute[t.child] : childUse[t.child];
+}
+
+}  // namespace
+
+int64_t CostExpr::evaluate(const Floor& f, std::span<const int64_t> childUse, std::span<const int64_t> childCompute) {
   int64_t v = f.constant;
-  for (const Term& t : f.linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
+  for (const Term& t : f.linear) v = satAdd(v, satMul(t.coef, childValue(t, childUse, childCompute)));
   return (v + f.den - 1) / f.den;
 }
 
-int64_t CostExpr::evaluate(std::span<const int64_t> childUse) const {
+int64_t CostExpr::evaluate(std::span<const int64_t> childUse, std::span<const int64_t> childCompute) const {
   int64_t v = constant;
-  for (const Term& t : linear) v = satAdd(v, satMul(t.coef, childUse[t.child]));
-  for (const Floor& f : floors) v = std::max(v, evaluate(f, childUse));
+  for (const Term& t : linear) v = satAdd(v, satMul(t.coef, childValue(t, childUse, childCompute)));
+  for (const Floor& f : floors) v = std::max(v, evaluate(f, childUse, childCompute));
   int64_t m = 0;
   for (uint32_t c : maxOf) m = std::max(m, childUse[c]);
   for (uint32_t c : sumOf) v = satAdd(v, childUse[c]);
@@ -45,8 +53,10 @@ int64_t CostExpr::evaluate(std::span<const int64_t> childUse) const {
 std::string CostExpr::str() const {
   auto affine = [](int64_t k, const std::vector<Term>& ts) {
     std::string s = std::to_string(k);
-    for (const Term& t : ts)
-      s += t.coef == 1 ? fmt::format(" + c{}", t.child) : fmt::format(" + {}*c{}", t.coef, t.child);
+    for (const Term& t : ts) {
+      const std::string c = t.compute ? fmt::format("C(c{})", t.child) : fmt::format("c{}", t.child);
+      s += t.coef == 1 ? " + " + c : fmt::format(" + {}*{}", t.coef, c);
+    }
     return s;
   };
   std::string s = affine(constant, linear);
@@ -342,7 +352,14 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
     // after the other, so their times add up (the paper's model overlaps them: max).
     t.sumOf = std::move(t.maxOf);
     t.maxOf.clear();
+    // A tiling of the filters gives every call the same input: the unit reads its windows
+    // once and replays them to every tile (lower/lower_transforms.cpp), so the calls cost
+    // their compute time, and the windows f reads afresh are paid once: T(f).
+    const bool replaysInput = op == Op::TiledConvOCH;
+    if (replaysInput) t.linear[0].compute = true;
+    if (op == Op::Lam) c.compute = CostExpr{0, {{0, 1, true}}, {}, {}, {}};
     addHardware(c, op, params, kids, type, childIsVar, children, intermediate);
+    if (replaysInput && c.lowerable) t.floors.push_back({t.constant, {{2, 1}}, 1});
   }
   return c;
 }
@@ -391,6 +408,9 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
         c.lowerable = false;
         return;
       }
+      // A convolution in a function computes without this floor when its caller replays
+      // the windows (NodeCost::compute).
+      if (!unitStart && (op == Op::Conv || op == Op::ParallelConv)) c.compute = t;
       t.floors.push_back({r->freshRuns, {}, 1});
     }
   }
@@ -412,13 +432,13 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // The compute terms: calls * T(f), or its share when zero columns are dropped (a floor
   // over f's time, paddedColumns above), each as (child, coefficient, denominator).
   struct Compute {
-    uint32_t child;
-    int64_t coef, den;
+    CostExpr::Term term;
+    int64_t den;
   };
   std::vector<Compute> compute;
-  for (const CostExpr::Term& f : t.linear) compute.push_back({f.child, f.coef, 1});
+  for (const CostExpr::Term& f : t.linear) compute.push_back({f, 1});
   for (const CostExpr::Floor& f : t.floors)
-    for (const CostExpr::Term& x : f.linear) compute.push_back({x.child, x.coef, f.den});
+    for (const CostExpr::Term& x : f.linear) compute.push_back({x, f.den});
   // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
   // parallelism) or its address generators' runs, whichever is more; its port the lines it
   // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
@@ -437,9 +457,9 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   for (const Compute& f : compute) {
     const int64_t den = satMul(kInterferenceDen, f.den);
     t.floors.push_back({satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
-                        {{f.child, satMul(kInterferenceNum, f.coef)}},
+                        {{f.term.child, satMul(kInterferenceNum, f.term.coef), f.term.compute}},
                         den});
-    if (fill > 0) t.floors.push_back({satMul(f.den, satAdd(fill, overhead)), {{f.child, f.coef}}, f.den});
+    if (fill > 0) t.floors.push_back({satMul(f.den, satAdd(fill, overhead)), {f.term}, f.den});
   }
 }
 
@@ -485,22 +505,28 @@ namespace {
 
 using Costs = std::array<int64_t, kDims>;
 
+/// A term's use costs and its compute time (NodeCost::compute).
+struct Walked {
+  Costs use{};
+  int64_t compute = 0;
+};
+
 struct DesignWalker {
   const CostModel& model;
   std::unordered_set<const ir::Term*> outputs;  // terms whose value a unit writes as an output
   DesignCost result;
   // Let-bound units visible at the current point, innermost first, with the binder depth
-  // at which each was bound (so %i can be resolved) and its in-place time.
+  // at which each was bound (so %i can be resolved) and its in-place time and compute time.
   struct Unit {
     uint32_t depth;  // number of enclosing binders (lambdas and lets) at the let's body
-    int64_t time;
+    int64_t time, compute;
   };
   std::vector<Unit> units;  // outermost first
   // For each binder on the current path: index into units, or -1 for an ordinary lambda.
   std::vector<int> binders;
-  std::unordered_map<uint32_t, Costs> memo;  // closed terms without lets, by term id
+  std::unordered_map<uint32_t, Walked> memo;  // closed terms without lets, by term id
 
-  Costs walk(const ir::Term* t) {
+  Walked walk(const ir::Term* t) {
     // A closed term cannot name a let-bound unit, so its cost is context-free; it is
     // memoised unless it binds units itself (each copy of those would be paid again).
     const bool memoable = t->closed();
@@ -509,19 +535,21 @@ struct DesignWalker {
       auto it = memo.find(t->id());
       if (it != memo.end()) return it->second;
     }
-    Costs out{};
+    Walked out;
     if (t->op() == Op::Var) {
       size_t depth = binders.size();
       auto idx = static_cast<size_t>(t->varIndex());
       if (idx < depth && binders[depth - 1 - idx] >= 0) {
-        out[kTime] = satAdd(units[static_cast<size_t>(binders[depth - 1 - idx])].time, model.communicationCost());
+        const Unit& u = units[static_cast<size_t>(binders[depth - 1 - idx])];
+        out.use[kTime] = satAdd(u.time, model.communicationCost());
+        out.compute = satAdd(u.compute, model.communicationCost());
       }
     } else if (t->op() == Op::App && t->child(0)->op() == Op::Lam) {
       // let x = value in body
-      Costs v = walk(t->child(1));
-      for (int d = 0; d < kDims; ++d) result.fixed[d] = satAdd(result.fixed[d], d == kTime ? 0 : v[d]);
+      Walked v = walk(t->child(1));
+      for (int d = 0; d < kDims; ++d) result.fixed[d] = satAdd(result.fixed[d], d == kTime ? 0 : v.use[d]);
       ++result.sharedUnits;
-      units.push_back({static_cast<uint32_t>(binders.size()), v[kTime]});
+      units.push_back({static_cast<uint32_t>(binders.size()), v.use[kTime], v.compute});
       binders.push_back(static_cast<int>(units.size() - 1));
       out = walk(t->child(0)->body());
       binders.pop_back();
@@ -529,13 +557,16 @@ struct DesignWalker {
     } else {
       NodeCost nc = model.nodeCost(t, !outputs.count(t));
       std::array<std::vector<int64_t>, kDims> use;
+      std::vector<int64_t> compute;
       for (size_t i = 0; i < t->numChildren(); ++i) {
         if (t->op() == Op::Lam) binders.push_back(-1);
-        Costs k = walk(t->child(i));
+        Walked k = walk(t->child(i));
         if (t->op() == Op::Lam) binders.pop_back();
-        for (int d = 0; d < kDims; ++d) use[d].push_back(k[d]);
+        for (int d = 0; d < kDims; ++d) use[d].push_back(k.use[d]);
+        compute.push_back(k.compute);
       }
-      for (int d = 0; d < kDims; ++d) out[d] = nc.dim[d].evaluate(use[d]);
+      for (int d = 0; d < kDims; ++d) out.use[d] = nc.dim[d].evaluate(use[d], compute);
+      out.compute = nc.compute ? nc.compute->evaluate(use[kTime], compute) : out.use[kTime];
     }
     if (memoable && result.sharedUnits == unitsBefore) memo.emplace(t->id(), out);
     return out;
@@ -561,7 +592,7 @@ DesignCost designCost(const CostModel& model, const ir::Term* term) {
       for (size_t i = 0; i < t->numChildren(); ++i) pending.push_back(t->child(i));
   }
   DesignWalker w{model, std::move(outputs), {}, {}, {}, {}};
-  w.result.use = w.walk(term);
+  w.result.use = w.walk(term).use;
   return w.result;
 }
 

@@ -183,17 +183,19 @@ class Encoding {
       if (p_.cls(k).free) continue;
       if (d == kDsp && !p_.cls(k).mayUseDsp) continue;
       if (d == kConvUnits && !p_.cls(k).mayUseConvUnit) continue;
-      sum = sum + (t.coef == 1 ? vars[k] : num(t.coef) * vars[k]);
+      const z3::expr& v = t.compute ? c_[k] : vars[k];
+      sum = sum + (t.coef == 1 ? v : num(t.coef) * v);
     }
     return sum;
   }
 
-  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars) {
-    const CostExpr& e = pn.cost.dim[d];
+  /// Dimension d of the node's cost, or with `e` its compute time (d is kTime then).
+  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars, const CostExpr* computeExpr = nullptr) {
+    const CostExpr& e = computeExpr ? *computeExpr : pn.cost.dim[d];
     z3::expr sum = affine(pn, d, vars, e.constant, e.linear);
     if (!e.floors.empty()) {
       // max(sum, ceil(floor_i / den_i)): an auxiliary above each (the objective keeps it tight)
-      z3::expr m = intVar(fmt::format("floor_{}_{}", d, pn.id));
+      z3::expr m = intVar(fmt::format("floor_{}{}_{}", d, computeExpr ? "c" : "", pn.id));
       s_.add(m >= sum);
       for (const CostExpr::Floor& f : e.floors) s_.add(num(f.den) * m >= affine(pn, d, vars, f.constant, f.linear));
       sum = m;
@@ -224,6 +226,7 @@ class Encoding {
     selC_.assign(nc, tt);
     share_.assign(nc, ff);
     t_.assign(nc, zero);
+    c_.assign(nc, zero);
     d_.assign(nc, zero);
     u_.assign(nc, zero);
     fd_.assign(nc, zero);
@@ -243,6 +246,12 @@ class Encoding {
       // design, it also makes cycles whose time multiplies (pad up, then tile down) infeasible
       // instead of free, so the lazy cycle cuts are rarely needed.
       if (p_.minTime()[c] > 0) s_.add(t_[c] >= num(p_.minTime()[c]));
+      // The compute time is the time unless a node has one of its own (Problem).
+      c_[c] = t_[c];
+      if (pc.hasCompute) {
+        c_[c] = intVar("k" + id);
+        if (p_.minCompute()[c] > 0) s_.add(c_[c] >= num(p_.minCompute()[c]));
+      }
       if (pc.mayUseDsp) d_[c] = intVar("d" + id);
       if (pc.mayUseConvUnit) u_[c] = intVar("u" + id);
       if (pc.shareable) {
@@ -310,15 +319,23 @@ class Encoding {
       const PClass& pc = p_.cls(c);
       if (pc.free) continue;
       z3::expr et = costExpr(pn, kTime, t_);
+      // A class with compute times: every node bounds it, by its own or by its time.
+      std::optional<z3::expr> ec;
+      if (pc.hasCompute) ec = pn.cost.compute ? costExpr(pn, kTime, t_, &*pn.cost.compute) : et;
       std::optional<z3::expr> ed, eu;
       if (pc.mayUseDsp) ed = costExpr(pn, kDsp, d_);
       if (pc.mayUseConvUnit) eu = costExpr(pn, kConvUnits, u_);
       if (pc.absorbed) {
         s_.add(t_[c] >= et);
+        if (ec) s_.add(c_[c] >= *ec);
         if (ed) s_.add(d_[c] >= *ed);
         if (eu) s_.add(u_[c] >= *eu);
       } else if (pc.shareable) {
         z3::expr inPlace = t_[c] >= et, shared = t_[c] >= et + num(p_.model().communicationCost());
+        if (ec) {
+          inPlace = inPlace && c_[c] >= *ec;
+          shared = shared && c_[c] >= *ec + num(p_.model().communicationCost());
+        }
         if (ed) {
           inPlace = inPlace && d_[c] >= *ed;
           shared = shared && fd_[c] >= *ed;
@@ -331,6 +348,7 @@ class Encoding {
         s_.add(z3::implies(selN_[n] && share_[c], shared));
       } else {
         z3::expr inPlace = t_[c] >= et;
+        if (ec) inPlace = inPlace && c_[c] >= *ec;
         if (ed) inPlace = inPlace && d_[c] >= *ed;
         if (eu) inPlace = inPlace && u_[c] >= *eu;
         s_.add(z3::implies(selN_[n], inPlace));
@@ -376,7 +394,7 @@ class Encoding {
   z3::context ctx_;
   z3::solver s_;
   z3::expr aBudget_, aConv_;
-  std::vector<z3::expr> selC_, selN_, share_, t_, d_, u_, fd_, fu_;
+  std::vector<z3::expr> selC_, selN_, share_, t_, c_, d_, u_, fd_, fu_;
   std::optional<z3::expr> dTotal_, uTotal_;
   std::map<std::vector<uint32_t>, z3::expr> maxMemo_;
   std::map<uint32_t, z3::expr> labels_;

@@ -37,11 +37,11 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
                const std::vector<uint8_t>& amortise, uint64_t* steps = nullptr) {
   const size_t nc = p.classes().size();
   std::vector<double> score(nc, kInf);
-  std::vector<int64_t> t(nc, 0), d(nc, 0);
+  std::vector<int64_t> t(nc, 0), d(nc, 0), ct(nc, 0);  // time, DSPs, compute time
   Selection sel;
   sel.chosen.assign(nc, -1);
   sel.shared.assign(nc, 0);
-  std::vector<int64_t> kt, kd;
+  std::vector<int64_t> kt, kd, kc;
   for (int sweep = 0; sweep < 10000; ++sweep) {
     bool changed = false;
     for (uint32_t c = 0; c < nc; ++c) {
@@ -51,6 +51,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
         if (!allowedConv.empty() && isConvUnit(pn.op) && !allowedConv[c]) continue;
         kt.clear();
         kd.clear();
+        kc.clear();
         bool ok = true;
         for (uint32_t k : pn.kids) {
           if (score[k] == kInf) {
@@ -59,15 +60,17 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
           }
           bool sh = amortise[k];
           kt.push_back(sh ? satAdd(t[k], p.model().communicationCost()) : t[k]);
+          kc.push_back(sh ? satAdd(ct[k], p.model().communicationCost()) : ct[k]);
           kd.push_back(sh ? 0 : d[k]);
         }
         if (!ok) continue;
-        int64_t nt = pn.cost.dim[kTime].evaluate(kt);
+        int64_t nt = pn.cost.dim[kTime].evaluate(kt, kc);
         int64_t nd = lambda == 0 ? 0 : pn.cost.dim[kDsp].evaluate(kd);
         double s = static_cast<double>(nt) + lambda * static_cast<double>(nd);
         if (s < score[c]) {
           score[c] = s;
           t[c] = nt;
+          ct[c] = pn.cost.compute ? pn.cost.compute->evaluate(kt, kc) : nt;
           d[c] = nd;
           sel.chosen[c] = static_cast<int32_t>(n);
           changed = true;

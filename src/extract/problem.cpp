@@ -46,6 +46,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 bool dominates(const PNode& a, const PNode& b) {
   if (a.kids != b.kids) return false;
   if (familyOf(a.op) != familyOf(b.op)) return false;
+  if (a.cost.compute != b.cost.compute) return false;
   for (int d = 0; d < kDims; ++d) {
     const CostExpr& x = a.cost.dim[d];
     const CostExpr& y = b.cost.dim[d];
@@ -53,7 +54,9 @@ bool dominates(const PNode& a, const PNode& b) {
         x.sumOf != y.sumOf)
       return false;
     for (size_t i = 0; i < x.linear.size(); ++i)
-      if (x.linear[i].child != y.linear[i].child || x.linear[i].coef > y.linear[i].coef) return false;
+      if (x.linear[i].child != y.linear[i].child || x.linear[i].compute != y.linear[i].compute ||
+          x.linear[i].coef > y.linear[i].coef)
+        return false;
   }
   return true;
 }
@@ -586,36 +589,79 @@ void Problem::build(ClassId root) {
     }
   }
 
-  // 8. Lower bound on time: Bellman-Ford style fixpoint of the cheapest tree time.
-  minTime_ = leastTreeTime([](uint32_t, uint32_t) { return int64_t{-1}; }, {});
+  // 8. Which classes have a compute time of their own (cost::NodeCost::compute): a node
+  //    whose compute expression differs from its time's, or refers to such a class.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (PClass& pc : classes_) {
+      if (pc.hasCompute) continue;
+      for (uint32_t n : pc.nodes) {
+        const std::optional<CostExpr>& e = nodes_[n].cost.compute;
+        if (!e) continue;
+        CostExpr asTime = *e;
+        bool viaChild = false;
+        for (CostExpr::Term& x : asTime.linear) {
+          viaChild = viaChild || (x.compute && classes_[nodes_[n].kids[x.child]].hasCompute);
+          x.compute = false;
+        }
+        for (CostExpr::Floor& f : asTime.floors)
+          for (CostExpr::Term& x : f.linear) {
+            viaChild = viaChild || (x.compute && classes_[nodes_[n].kids[x.child]].hasCompute);
+            x.compute = false;
+          }
+        if (viaChild || asTime != nodes_[n].cost.dim[kTime]) {
+          pc.hasCompute = changed = true;
+          break;
+        }
+      }
+    }
+  }
+
+  // 9. Lower bound on time: Bellman-Ford style fixpoint of the cheapest tree time.
+  minTime_ = leastTreeTime([](uint32_t, uint32_t) { return int64_t{-1}; }, {}, &minCompute_);
   if (onlyConv != egraph::kNoClass && opts_.convUnitLimit == 1 && index_[onlyConv] != kNone)
     raiseFloorsForOneUnit(index_[onlyConv]);
 }
 
 std::vector<int64_t> Problem::leastTreeTime(const std::function<int64_t(uint32_t, uint32_t)>& childTime,
-                                            const std::function<int64_t(uint32_t, int64_t)>& classTime) const {
+                                            const std::function<int64_t(uint32_t, int64_t)>& classTime,
+                                            std::vector<int64_t>* leastCompute) const {
   std::vector<int64_t> best(classes_.size(), kCostCap);
-  std::vector<int64_t> use;
+  // The compute times: computed alongside, or the least ones over all designs (a lower
+  // bound for every restricted one).
+  std::vector<int64_t> computeOwn;
+  if (leastCompute) computeOwn.assign(classes_.size(), kCostCap);
+  const std::vector<int64_t>& bestCompute = leastCompute ? computeOwn : minCompute_;
+  std::vector<int64_t> use, compute;
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t ci = 0; ci < classes_.size(); ++ci) {
-      int64_t b = best[ci];
+      int64_t b = best[ci], bc = leastCompute ? computeOwn[ci] : 0;
       for (uint32_t n : classes_[ci].nodes) {
         const PNode& pn = nodes_[n];
         use.clear();
+        compute.clear();
         for (uint32_t i = 0; i < pn.kids.size(); ++i) {
           int64_t t = childTime(n, i);
           use.push_back(t >= 0 ? t : best[pn.kids[i]]);
+          compute.push_back(bestCompute[pn.kids[i]]);
         }
-        b = std::min(b, pn.cost.dim[kTime].evaluate(use));
+        const int64_t nt = pn.cost.dim[kTime].evaluate(use, compute);
+        b = std::min(b, nt);
+        if (leastCompute) bc = std::min(bc, pn.cost.compute ? pn.cost.compute->evaluate(use, compute) : nt);
       }
       if (classTime) b = std::min(b, classTime(ci, b));
       if (b < best[ci]) {
         best[ci] = b;
         changed = true;
       }
+      if (leastCompute && bc < computeOwn[ci]) {
+        computeOwn[ci] = bc;
+        changed = true;
+      }
     }
   }
+  if (leastCompute) *leastCompute = std::move(computeOwn);
   return best;
 }
 
@@ -651,7 +697,7 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
   // once(c): one child slot may hold B once, the others none.
   std::vector<int64_t> once(nc, kCostCap);
   {
-    std::vector<int64_t> use;
+    std::vector<int64_t> use, compute;  // compute times: the least ones, a lower bound
     for (bool changed = true; changed;) {
       changed = false;
       for (uint32_t ci = 0; ci < nc; ++ci) {
@@ -660,15 +706,23 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
           const PNode& pn = nodes_[n];
           if (ci == unit) {
             use.clear();
-            for (uint32_t k : pn.kids) use.push_back(none[k]);
-            b = std::min(b, pn.cost.dim[kTime].evaluate(use));
+            compute.clear();
+            for (uint32_t k : pn.kids) {
+              use.push_back(none[k]);
+              compute.push_back(minCompute_[k]);
+            }
+            b = std::min(b, pn.cost.dim[kTime].evaluate(use, compute));
             continue;
           }
           for (uint32_t j = 0; j < pn.kids.size(); ++j) {
             if (!reachesUnit[pn.kids[j]]) continue;
             use.clear();
-            for (uint32_t i = 0; i < pn.kids.size(); ++i) use.push_back(i == j ? once[pn.kids[i]] : none[pn.kids[i]]);
-            b = std::min(b, pn.cost.dim[kTime].evaluate(use));
+            compute.clear();
+            for (uint32_t i = 0; i < pn.kids.size(); ++i) {
+              use.push_back(i == j ? once[pn.kids[i]] : none[pn.kids[i]]);
+              compute.push_back(minCompute_[pn.kids[i]]);
+            }
+            b = std::min(b, pn.cost.dim[kTime].evaluate(use, compute));
           }
         }
         if (b < once[ci]) {

@@ -94,14 +94,22 @@ Evaluation evaluate(const Problem& p, Selection& sel) {
   // Costs, children first.
   e.use.assign(nc, {});
   e.inplace.assign(nc, {});
+  e.compute.assign(nc, 0);
   std::array<int64_t, kDims> fixed{};
+  std::vector<int64_t> kidCompute;
   for (uint32_t c : e.order) {
     const PNode& pn = p.node(static_cast<uint32_t>(sel.chosen[c]));
+    kidCompute.clear();
+    for (uint32_t k : pn.kids) kidCompute.push_back(e.compute[k]);
+    std::vector<int64_t> kidTime;
     for (int d = 0; d < kDims; ++d) {
       std::vector<int64_t> kids;
       for (uint32_t k : pn.kids) kids.push_back(e.use[k][d]);
-      e.inplace[c][d] = pn.cost.dim[d].evaluate(kids);
+      e.inplace[c][d] = pn.cost.dim[d].evaluate(kids, kidCompute);
+      if (d == kTime) kidTime = std::move(kids);
     }
+    const int64_t inplaceCompute = pn.cost.compute ? pn.cost.compute->evaluate(kidTime, kidCompute) : e.inplace[c][kTime];
+    e.compute[c] = sel.shared[c] ? satAdd(inplaceCompute, p.model().communicationCost()) : inplaceCompute;
     if (sel.shared[c]) {
       e.use[c][kTime] = satAdd(e.inplace[c][kTime], p.model().communicationCost());
       e.use[c][kDsp] = 0;

@@ -1,6 +1,7 @@
 // The cost model's formulas (paper Section IV-C, Appendix A) on hand-built terms, the
 // device files, and the let-aware design cost.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "skeleshare/cost/cost_model.h"
@@ -213,6 +214,46 @@ TEST_F(CostTest, LetBoundUnitsArePaidOnce) {
   DesignCost e = designCost(model, flat);
   EXPECT_EQ(e.use[kTime], 1024 * 9 + 64 * 9);
   EXPECT_EQ(e.total(kDsp), 2 * 2048);
+}
+
+/// A hardware model whose oracle reads every convolution's windows in `freshRuns` runs
+/// per call and gives every unit an empty load (overhead: memory latency + unit switch).
+CostModel freshWindows(int64_t freshRuns) {
+  CostModel m{arria()};
+  m.setLoadOracle([freshRuns](Op op, std::span<const int64_t>, std::span<const ChildShape>, const ir::Type*,
+                              bool) -> std::optional<SkeletonLoad> {
+    SkeletonLoad l;
+    if (op == Op::Conv) l.freshRuns = freshRuns;
+    return l;
+  });
+  return m;
+}
+
+TEST_F(CostTest, ATilingOfTheFiltersPaysTheFreshWindowsOnce) {
+  // Two tiles of four filters; each call of f computes 8 x 8 positions in one step each.
+  const ir::Term* f = ir::cConvF(ctx, 10, 10, 4, 4, 3, i8, i8);
+  const ir::Term* och = ctx.op(Op::TiledConvOCH, {in("x", {10, 10, 4}), in("w", {8, 3, 3, 4}), f});
+  const ir::Term* ich = ctx.op(Op::TiledConvICH, {in("x", {10, 10, 8}), in("w", {4, 3, 3, 8}), f});
+  const int64_t overhead = memorySystem(arria()).latency + kUnitSwitch;
+  for (int64_t fresh : {100, 300}) {
+    CostModel m = freshWindows(fresh);
+    // In f, the convolution's compute time is its steps; its time the fresh windows too.
+    const ir::Term* conv = f->body()->body();
+    NodeCost c = m.nodeCost(conv);
+    ASSERT_TRUE(c.compute.has_value());
+    EXPECT_EQ(c.compute->str(), "0 + 64*c2 + c0 + c1");
+    EXPECT_EQ(c.dim[kTime].str(), fmt::format("max(0 + 64*c2, {}) + c0 + c1", fresh));
+    ASSERT_TRUE(m.nodeCost(f).compute.has_value());
+    EXPECT_EQ(m.nodeCost(f).compute->str(), "0 + C(c0)");
+    // The filter tiles replay the windows: 2 calls of 64 steps, or the fresh windows once.
+    EXPECT_NE(m.nodeCost(och).dim[kTime].str().find("2*C(c2)"), std::string::npos) << m.nodeCost(och).dim[kTime].str();
+    EXPECT_EQ(designCost(m, och).use[kTime], std::max<int64_t>(2 * 64, fresh) + overhead) << fresh;
+    // The channel tiles read other windows on every call: each call pays them.
+    EXPECT_EQ(designCost(m, ich).use[kTime], 2 * std::max<int64_t>(64, fresh) + overhead) << fresh;
+  }
+  // The paper's model has no compute times.
+  EXPECT_FALSE(model.nodeCost(f->body()->body()).compute.has_value());
+  EXPECT_FALSE(model.nodeCost(f).compute.has_value());
 }
 
 TEST(CostArith, Saturates) {

@@ -8,6 +8,7 @@
 
 #include "skeleshare/egraph/runner.h"
 #include "skeleshare/extract/extractor.h"
+#include "skeleshare/extract/greedy.h"
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/builders.h"
 #include "skeleshare/ir/interpreter.h"
@@ -324,6 +325,81 @@ TEST_F(TwoConvs, AtMostOneConvolutionUnit) {
   EXPECT_EQ(r.status, Status::NoSolution);
   EXPECT_NE(r.message.find("no design has at most 1 convolution unit: the fewest possible is 2"), std::string::npos)
       << r.message;
+}
+
+/// A hardware model whose oracle reads a convolution's windows in `freshRuns` runs per call
+/// and gives every unit an empty load.
+cost::CostModel freshWindows(int64_t freshRuns) {
+  cost::CostModel m = model();
+  m.setLoadOracle([freshRuns](Op op, std::span<const int64_t>, std::span<const cost::ChildShape>, const ir::Type*,
+                              bool) -> std::optional<cost::SkeletonLoad> {
+    cost::SkeletonLoad l;
+    if (op == Op::Conv) l.freshRuns = freshRuns;
+    return l;
+  });
+  return m;
+}
+
+TEST(ComputeTimes, TheSolverPricesFilterTilesLikeTheEvaluation) {
+  // Two convolutions (4 and 8 filters) and a fully connected layer, one convolution unit:
+  // a unit K4 of 4 filters that the second layer calls in two filter tiles (TiledConvOCH,
+  // which replays the windows: it pays them once, cost::NodeCost::compute), or a unit K8
+  // that the first layer calls padded. A call reads its windows in 30 runs. At 144 DSP
+  // blocks the optimum is K4 at 4 lanes: max(16, 30) + max(2 * 16, 30) cycles for the
+  // convolutions; charging the windows per tile (2 * 30) makes K4 lose to K8. The solver
+  // alone (no greedy start) must find the enumerated optimum at every budget: it fails when
+  // the encoding over- or under-prices the tiles.
+  ir::Context ctx;
+  const ir::Type* i8 = ctx.intType(8);
+  ir::Module source;
+  auto in = [&](const char* name, std::vector<int64_t> dims) {
+    const ir::Type* t = ctx.tensorType(dims, i8);
+    source.decls.push_back({name, ir::Decl::Kind::Weight, t});
+    return ctx.input(name, t);
+  };
+  const ir::Term* x = in("x", {6, 6, 4});
+  const ir::Term* wa = in("wa", {4, 3, 3, 4});
+  const ir::Term* wb = in("wb", {8, 3, 3, 4});
+  const ir::Term* k4 = ir::cConvF(ctx, 6, 6, 4, 4, 3, i8, i8);
+  const ir::Term* k8 = ir::cConvF(ctx, 6, 6, 4, 8, 3, i8, i8);
+  const ir::Term* a = ctx.op(Op::Conv, {x, wa, ir::cMvF(ctx, 4, 36, i8, i8)});
+  const ir::Term* a1 = ctx.op(Op::Requant, {ctx.op(Op::Pad, {a}, {1, 1, 1, 1, 0})}, {4});
+  const ir::Term* b = ctx.op(Op::Conv, {a1, wb, ir::cMvF(ctx, 8, 36, i8, i8)});
+  // A fully connected layer after it competes for the DSPs.
+  const ir::Term* flat = ctx.op(Op::Flatten, {ctx.op(Op::Requant, {b}, {4})});
+  const ir::Term* fc = ctx.op(Op::Mv, {in("fc", {8, 128}), flat, ir::dotF(ctx, 8, 128, i8, i8, 8)});
+  source.outputs.push_back({"y", fc});
+  EGraph g(ctx);
+  ClassId root = g.addTerm(fc);
+  const ClassId bc = g.lookupTerm(b);
+  g.merge(g.lookupTerm(a), g.addTerm(ctx.op(Op::PaddedConvHW, {x, wa, k4})));
+  g.merge(g.lookupTerm(a), g.addTerm(ctx.op(Op::PaddedConvOCH, {x, wa, k8})));
+  g.merge(bc, g.addTerm(ctx.op(Op::TiledConvOCH, {a1, wb, k4})));
+  g.merge(bc, g.addTerm(ctx.op(Op::PaddedConvHW, {a1, wb, k8})));
+  g.rebuild();
+  PatternRewrite h = halve();
+  Runner().run(g, {&h});
+  cost::CostModel cm = freshWindows(30);
+  Problem p(g, cm, g.find(root));
+  EXPECT_TRUE(std::any_of(p.classes().begin(), p.classes().end(), [](const PClass& c) { return c.hasCompute; }));
+  for (int64_t budget : {600, 200, 144, 100, 72, 50}) {
+    SCOPED_TRACE(testing::Message() << "budget " << budget);
+    auto bf = bruteForce(p, budget, 1);
+    ExtractOptions solverOnly = opts(budget);
+    solverOnly.greedyWarmStart = false;  // the encoding alone finds the optimum
+    ExtractResult r = extractDesign(p, solverOnly);
+    ASSERT_EQ(r.status, Status::Ok) << r.message;
+    EXPECT_TRUE(r.optimal);
+    EXPECT_EQ(r.evaluation.time(), bf.first);
+    EXPECT_EQ(r.lowerBound, bf.first);
+    OutlinedDesign d = outline(p, r.selection, r.evaluation, source);
+    EXPECT_EQ(cost::designCost(cm, d.module.outputs[0].term).total(kTime), r.evaluation.time());
+    auto inputs = ir::randomInputs(source, 5);
+    EXPECT_TRUE(ir::evaluateModule(d.module, ctx, inputs).at("y") == ir::evaluateModule(source, ctx, inputs).at("y"));
+    GreedyResult gr = greedyExtract(p, budget, 1);
+    ASSERT_TRUE(gr.found);
+    EXPECT_GE(gr.evaluation.time(), r.evaluation.time());
+  }
 }
 
 TEST(Cycles, SelectionStaysAcyclic) {

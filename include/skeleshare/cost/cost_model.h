@@ -49,6 +49,8 @@ struct CostExpr {
   struct Term {
     uint32_t child;
     int64_t coef;
+    /// Time only: the child's compute time (NodeCost::compute) rather than its use time.
+    bool compute = false;
     bool operator==(const Term&) const = default;
   };
   /// A lower bound of the value before maxOf is added: ceil((constant + sum coef *
@@ -67,16 +69,25 @@ struct CostExpr {
   std::vector<uint32_t> sumOf;   // added: use(child) for each (children that run before, one after another)
   bool operator==(const CostExpr&) const = default;
 
-  /// The value given the use costs of the children (saturating).
-  int64_t evaluate(std::span<const int64_t> childUse) const;
+  /// The value given the use costs of the children (saturating) and, for the time
+  /// dimension, their compute times (empty: equal to their use times).
+  int64_t evaluate(std::span<const int64_t> childUse, std::span<const int64_t> childCompute = {}) const;
   /// The value of one floor.
-  static int64_t evaluate(const Floor& f, std::span<const int64_t> childUse);
-  /// "5 + 1024*c2 + max(c0, c1)", for documentation and tests; floors as "max(..., (a + b*c2) / 8)".
+  static int64_t evaluate(const Floor& f, std::span<const int64_t> childUse,
+                          std::span<const int64_t> childCompute = {});
+  /// "5 + 1024*c2 + max(c0, c1)", for documentation and tests; floors as "max(..., (a + b*c2) / 8)";
+  /// a child's compute time as "C(c2)".
   std::string str() const;
 };
 
 struct NodeCost {
   std::array<CostExpr, kDims> dim;
+  /// The node's compute time, when it differs from its time: the time without the floor of
+  /// the windows a convolution reads afresh on every call (SkeletonLoad::freshRuns). A
+  /// caller that replays its function's input to every call (TiledConvOCH: the same
+  /// windows for every tile of filters) charges calls * compute(f) and, once, time(f);
+  /// every other caller charges calls * time(f). Empty: the compute time is the time.
+  std::optional<CostExpr> compute;
   /// False when the load oracle (the lowering) refuses the node: no design may contain it,
   /// so the extractor never picks what the lowering cannot build.
   bool lowerable = true;

@@ -57,6 +57,9 @@ struct PClass {
   bool absorbed = false;
   bool mayUseDsp = false;
   bool mayUseConvUnit = false;
+  /// Some node's compute time differs from its time (cost::NodeCost::compute); otherwise
+  /// the class's compute time is its time.
+  bool hasCompute = false;
   /// Strongly connected component id when the class lies on a cycle, else -1.
   int32_t scc = -1;
   /// Families of the skeletons the class's function evaluates to (for single abstraction).
@@ -102,6 +105,8 @@ class Problem {
   /// The lowest use time of each class over all selections, sharing ignored (sharing only
   /// adds time): a lower bound on any design's time.
   const std::vector<int64_t>& minTime() const { return minTime_; }
+  /// The lowest compute time of each class, likewise.
+  const std::vector<int64_t>& minCompute() const { return minCompute_; }
   /// With limits: the fewest convolution units any design of the root needs (a lower
   /// bound; exact without sharing), computed before any node was dropped.
   int64_t rootMinConvUnits() const { return rootMinConvUnits_; }
@@ -109,9 +114,12 @@ class Problem {
  private:
   void build(egraph::ClassId root);
   /// Bellman-Ford fixpoint of the least tree time per class. `childTime(node, slot)` >= 0
-  /// overrides a child's time; `classTime(class, t)` may lower a class's time t.
+  /// overrides a child's time; `classTime(class, t)` may lower a class's time t. With
+  /// `leastCompute` the least compute times are computed alongside (and stored there);
+  /// without, the children's compute times are minCompute().
   std::vector<int64_t> leastTreeTime(const std::function<int64_t(uint32_t, uint32_t)>& childTime,
-                                     const std::function<int64_t(uint32_t, int64_t)>& classTime) const;
+                                     const std::function<int64_t(uint32_t, int64_t)>& classTime,
+                                     std::vector<int64_t>* leastCompute = nullptr) const;
   void raiseFloorsForOneUnit(uint32_t unit);
   const egraph::EGraph* g_;
   const cost::CostModel* model_;
@@ -120,7 +128,7 @@ class Problem {
   std::vector<PNode> nodes_;
   std::vector<PClass> classes_;
   std::vector<uint32_t> index_;  // by e-graph class id
-  std::vector<int64_t> minTime_;
+  std::vector<int64_t> minTime_, minCompute_;
   ProblemStats stats_;
   bool feasible_ = true;
   bool loweringExcludedAll_ = false;

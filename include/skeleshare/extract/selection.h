@@ -33,6 +33,9 @@ struct Evaluation {
   std::vector<int64_t> uses;
   /// By class: use costs and in-place costs of the chosen node.
   std::vector<std::array<int64_t, cost::kDims>> use, inplace;
+  /// By class: the compute time of a use (cost::NodeCost::compute; the use time when the
+  /// chosen node has none).
+  std::vector<int64_t> compute;
   int64_t time() const { return total[cost::kTime]; }
   int64_t dsps() const { return total[cost::kDsp]; }
   int64_t convUnits() const { return total[cost::kConvUnits]; }
