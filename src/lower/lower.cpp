@@ -326,16 +326,21 @@ Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
   AddrGen g = v.gen;
   g.slide(c, size, step);      // [OH][size][W] ...
   g.slide(c + 2, size, step);  // [OH][size][OW][size] ...
+  // A window's columns are lanes beside its elements' (the innermost vector dimension, a
+  // max tree) and its rows are steps (an accumulator): a row of the window is one step,
+  // the columns and their elements together in memory (one run where each column took
+  // one), so a window takes `size` steps, not size * size.
   std::vector<size_t> order;
   for (size_t i = 0; i < c; ++i) order.push_back(i);
-  for (size_t i : {c, c + 2, c + 1, c + 3}) order.push_back(i);
+  for (size_t i : {c, c + 2, c + 1}) order.push_back(i);
   for (size_t i = c + 4; i < g.counters.size(); ++i) order.push_back(i);
-  g.permute(order);  // [OH][OW][size][size] rest
-  for (size_t i = c + 4; i < g.counters.size(); ++i) g.counters[i].kind = DimKind::Vector;
+  order.push_back(c + 3);
+  g.permute(order);  // [OH][OW][size] rest [size]
+  for (size_t i = c + 3; i < g.counters.size(); ++i) g.counters[i].kind = DimKind::Vector;
   size_t u = newUnit("MaxPool");
   auto b = builder(u);
   uint32_t r = b.read(v.buffer, g);
-  r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
+  r = b.op(Prim::ReduceVec, {r}, {static_cast<int64_t>(ReduceKind::Max)});
   r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
   return nodeStream(u, r, c);
 }

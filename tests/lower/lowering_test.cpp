@@ -97,6 +97,34 @@ output o4 = flatten(transpose(requant(c, 1)));
   expectAgrees(m, 10);
 }
 
+TEST(Lowering, AMaxPoolTakesOneStepPerRowOfItsWindow) {
+  // A 2x2 window's two columns of 16 channels are 32 bytes together in memory: they are
+  // one step (lanes reduced by a max tree) and one run, the window's rows two steps of
+  // an accumulator; so an 8 x 8 output takes 128 steps, where a step per element took 256.
+  // Windows that overlap (step 1) and a pool without channels lower alike.
+  Loaded m = loadDslText(R"(
+input  x : i8[16][16][16];
+input  y : i8[12][12];
+output o1 = maxpool(x, 2, 2);
+output o2 = maxpool(x, 3, 1);
+output o3 = maxpool(y, 2, 2);
+)");
+  Program p;
+  expectAgrees(m, 5, &p);
+  expectAgrees(m, 6);
+  ASSERT_EQ(p.units.size(), 3u) << printProgram(p);
+  AccessCounter counts;
+  const Unit& pool = p.units[0];
+  EXPECT_EQ(pool.nodes[0].type.str(), "stm[8][8][2] vec[16][2] i8") << printProgram(p);
+  EXPECT_EQ(unitLoad(p, pool, counts).busiest, 8 * 8 * 2);
+  int64_t runs = 0;
+  for (const Node& n : pool.nodes)
+    if (n.prim == Prim::Read) runs += counts.read(n.addr, 1, n.type.vectorLanes()).runs;
+  EXPECT_EQ(runs, 8 * 8 * 2);
+  EXPECT_EQ(unitLoad(p, p.units[1], counts).busiest, 14 * 14 * 3);
+  EXPECT_EQ(unitLoad(p, p.units[2], counts).busiest, 6 * 6 * 2);
+}
+
 TEST(Lowering, ElementwiseOnInputsAndBroadcastConstants) {
   Loaded m = loadDslText(R"(
 input  x : i8[3][5];
