@@ -536,39 +536,45 @@ class KeptLines {
   std::vector<int64_t> kept_;
 };
 
-/// ss_read's runs and lines (see readAccess) for each of `keeps`, from the agen's state to
-/// its end or, with `prefix` > 0, to the end of the current iteration of counters
-/// 0 .. prefix - 1.
-WalkCount readWalk(Agen& a, int64_t prefix, int64_t lanes, const std::vector<int64_t>& keeps) {
-  WalkCount c;
-  c.lines.assign(keeps.size(), 0);
-  std::vector<KeptLines> sets;
-  for (int64_t k : keeps) sets.emplace_back(k);
-  int64_t filled = 0;
-  const int64_t start = a.outerIndex(prefix);
-  while (!a.finished() && a.outerIndex(prefix) == start) {
-    const Agen::Run& run = a.current();
-    const int64_t room = lanes - filled;
-    const int64_t n = std::min(run.run2, room);
-    bool low = false, high = false;  // some accessed element lies in L, in L + 1
-    for (int64_t e = 0; e < n; ++e)
-      if (run.accessed[static_cast<size_t>(e)]) (run.high[static_cast<size_t>(e)] ? high : low) = true;
-    if (low || high) {
-      const int64_t lo = low ? run.line : run.line + 1;
-      for (size_t s = 0; s < sets.size(); ++s) {
-        // both looked up before the run, as ss_read does; the missed ones requested and
-        // kept, L first
-        const bool hitLo = sets[s].has(lo), hitHi = low && high && sets[s].has(lo + 1);
-        if (!hitLo) ++c.lines[s], sets[s].add(lo);
-        if (low && high && !hitHi) ++c.lines[s], sets[s].add(lo + 1);
-      }
-    }
-    ++c.runs;
-    a.take(n);
-    filled = filled + n == lanes ? 0 : filled + n;
+/// ss_read's runs and lines (see readAccess) for each of `keeps`. A call walks from the
+/// agen's state to its end or, with `prefix` > 0, to the end of the current iteration of
+/// counters 0 .. prefix - 1; the kept lines and the vector's fill carry over to the next
+/// call, as they do in ss_read from one iteration to the next.
+struct ReadWalk {
+  ReadWalk(int64_t lanes, const std::vector<int64_t>& keeps) : lanes(lanes) {
+    for (int64_t k : keeps) sets.emplace_back(k);
   }
-  return c;
-}
+  WalkCount operator()(Agen& a, int64_t prefix) {
+    WalkCount c;
+    c.lines.assign(sets.size(), 0);
+    const int64_t start = a.outerIndex(prefix);
+    while (!a.finished() && a.outerIndex(prefix) == start) {
+      const Agen::Run& run = a.current();
+      const int64_t room = lanes - filled;
+      const int64_t n = std::min(run.run2, room);
+      bool low = false, high = false;  // some accessed element lies in L, in L + 1
+      for (int64_t e = 0; e < n; ++e)
+        if (run.accessed[static_cast<size_t>(e)]) (run.high[static_cast<size_t>(e)] ? high : low) = true;
+      if (low || high) {
+        const int64_t lo = low ? run.line : run.line + 1;
+        for (size_t s = 0; s < sets.size(); ++s) {
+          // both looked up before the run, as ss_read does; the missed ones requested and
+          // kept, L first
+          const bool hitLo = sets[s].has(lo), hitHi = low && high && sets[s].has(lo + 1);
+          if (!hitLo) ++c.lines[s], sets[s].add(lo);
+          if (low && high && !hitHi) ++c.lines[s], sets[s].add(lo + 1);
+        }
+      }
+      ++c.runs;
+      a.take(n);
+      filled = filled + n == lanes ? 0 : filled + n;
+    }
+    return c;
+  }
+  int64_t lanes;
+  std::vector<KeptLines> sets;
+  int64_t filled = 0;
+};
 
 /// ss_write's runs and lines (see writeAccess), as readWalk.
 WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
@@ -599,13 +605,16 @@ WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
 // for every tiling of full-size layers (TinyYolo's 416 x 416 input: 4.7 M elements per
 // read), where walking every run took minutes of a compile; the sample is within about a
 // percent there, and every design the tests simulate is below the limit, so counted exactly.
+// A read's sample starts where the iteration before it leaves its kept lines (that
+// iteration is walked first, not counted): a pool's window shares its lines with the
+// window before it, which a sample walked from nothing would request again.
 constexpr int64_t kExactElements = int64_t{1} << 21;
 constexpr int64_t kSamples = 64;
 
 /// `walk(agen, prefix)` counts from the agen's state to its end (prefix 0) or to the end of
 /// the current iteration of counters 0 .. prefix - 1.
-template <class Walk>
-WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk) {
+template <class MakeWalk>
+WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, bool warm, MakeWalk&& makeWalk) {
   int64_t total = 1;
   for (int64_t e : p.extents) total = std::min(total, int64_t{1} << 40) * e;  // no overflow
   // The outer counters must lie above every counter a run moves (runs never cross their
@@ -616,20 +625,31 @@ WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, Walk&& walk) 
   if (total > kExactElements)
     while (prefix < lowestRun && outer < 4 * kSamples) outer *= p.extents[static_cast<size_t>(prefix++)];
   if (outer < 4 * kSamples || (total / outer) % lanes != 0) {
-    WalkCount c = walk(a, 0);
+    WalkCount c = makeWalk()(a, 0);
     c.walked = c.runs;
     return c;
   }
   WalkCount sum;
   for (int64_t k = 0; k < kSamples; ++k) {
-    a.jumpTo((2 * k + 1) * outer / (2 * kSamples), prefix);
+    // The middle of the k-th of kSamples segments, less k modulo half a segment: evenly
+    // spread, and not all at one residue of a short period (a 2 x 2 pool's windows share
+    // lines in pairs; samples only at even windows would see none of it).
+    const int64_t half = outer / (2 * kSamples);
+    const int64_t at = (2 * k + 1) * outer / (2 * kSamples) - k % half;
+    auto walk = makeWalk();
+    if (warm && at > 0) {
+      a.jumpTo(at - 1, prefix);
+      sum.walked += walk(a, prefix).runs;  // ends where iteration `at` starts
+    } else {
+      a.jumpTo(at, prefix);
+    }
     WalkCount c = walk(a, prefix);
     sum.runs += c.runs;
     sum.lines.resize(c.lines.size(), 0);
     for (size_t s = 0; s < c.lines.size(); ++s) sum.lines[s] += c.lines[s];
   }
   auto scaled = [&](int64_t v) { return (v * outer + kSamples / 2) / kSamples; };
-  WalkCount all{scaled(sum.runs), {}, sum.runs};
+  WalkCount all{scaled(sum.runs), {}, sum.runs + sum.walked};
   for (int64_t l : sum.lines) all.lines.push_back(scaled(l));
   return all;
 }
@@ -640,7 +660,7 @@ AccessCount single(const WalkCount& c) { return {c.runs, c.lines.at(0), c.walked
 WalkCount countRead(const AddrGen& g, int elementBytes, int64_t lanes, const std::vector<int64_t>& keeps) {
   AgenParams p = agenParams(g);
   Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
-  return countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return readWalk(a, prefix, lanes, keeps); });
+  return countAccess(agen, p, lanes, true, [&] { return ReadWalk(lanes, keeps); });
 }
 
 }  // namespace
@@ -661,7 +681,9 @@ KeptLineCounts readLinesByKeptLines(const AddrGen& g, int elementBytes, int64_t 
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   AgenParams p = agenParams(g);
   Agen agen(p, writePerCycle(lanes, elementBytes), elementBytes);
-  return single(countAccess(agen, p, lanes, [&](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); }));
+  return single(countAccess(agen, p, lanes, false, [&] {
+    return [lanes](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); };
+  }));
 }
 
 namespace {
