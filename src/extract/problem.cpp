@@ -598,17 +598,17 @@ void Problem::build(ClassId root) {
       for (uint32_t n : pc.nodes) {
         const std::optional<CostExpr>& e = nodes_[n].cost.compute;
         if (!e) continue;
+        // The expression with every child's compute time read as its time.
         CostExpr asTime = *e;
         bool viaChild = false;
-        for (CostExpr::Term& x : asTime.linear) {
-          viaChild = viaChild || (x.compute && classes_[nodes_[n].kids[x.child]].hasCompute);
-          x.compute = false;
-        }
-        for (CostExpr::Floor& f : asTime.floors)
-          for (CostExpr::Term& x : f.linear) {
+        auto readTimes = [&](std::vector<CostExpr::Term>& terms) {
+          for (CostExpr::Term& x : terms) {
             viaChild = viaChild || (x.compute && classes_[nodes_[n].kids[x.child]].hasCompute);
             x.compute = false;
           }
+        };
+        readTimes(asTime.linear);
+        for (CostExpr::Floor& f : asTime.floors) readTimes(f.linear);
         if (viaChild || asTime != nodes_[n].cost.dim[kTime]) {
           pc.hasCompute = changed = true;
           break;
