@@ -566,7 +566,7 @@ struct DesignWalker {
         compute.push_back(k.compute);
       }
       for (int d = 0; d < kDims; ++d) out.use[d] = nc.dim[d].evaluate(use[d], compute);
-      out.compute = nc.compute ? nc.compute->evaluate(use[kTime], compute) : out.use[kTime];
+      out.compute = nc.computeTime(use[kTime], compute, out.use[kTime]);
     }
     if (memoable && result.sharedUnits == unitsBefore) memo.emplace(t->id(), out);
     return out;

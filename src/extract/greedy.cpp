@@ -70,7 +70,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
         if (s < score[c]) {
           score[c] = s;
           t[c] = nt;
-          ct[c] = pn.cost.compute ? pn.cost.compute->evaluate(kt, kc) : nt;
+          ct[c] = pn.cost.computeTime(kt, kc, nt);
           d[c] = nd;
           sel.chosen[c] = static_cast<int32_t>(n);
           changed = true;

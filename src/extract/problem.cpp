@@ -648,7 +648,7 @@ std::vector<int64_t> Problem::leastTreeTime(const std::function<int64_t(uint32_t
         }
         const int64_t nt = pn.cost.dim[kTime].evaluate(use, compute);
         b = std::min(b, nt);
-        if (leastCompute) bc = std::min(bc, pn.cost.compute ? pn.cost.compute->evaluate(use, compute) : nt);
+        if (leastCompute) bc = std::min(bc, pn.cost.computeTime(use, compute, nt));
       }
       if (classTime) b = std::min(b, classTime(ci, b));
       if (b < best[ci]) {

@@ -108,7 +108,7 @@ Evaluation evaluate(const Problem& p, Selection& sel) {
       e.inplace[c][d] = pn.cost.dim[d].evaluate(kids, kidCompute);
       if (d == kTime) kidTime = std::move(kids);
     }
-    const int64_t inplaceCompute = pn.cost.compute ? pn.cost.compute->evaluate(kidTime, kidCompute) : e.inplace[c][kTime];
+    const int64_t inplaceCompute = pn.cost.computeTime(kidTime, kidCompute, e.inplace[c][kTime]);
     e.compute[c] = sel.shared[c] ? satAdd(inplaceCompute, p.model().communicationCost()) : inplaceCompute;
     if (sel.shared[c]) {
       e.use[c][kTime] = satAdd(e.inplace[c][kTime], p.model().communicationCost());

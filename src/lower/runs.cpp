@@ -611,8 +611,10 @@ WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
 constexpr int64_t kExactElements = int64_t{1} << 21;
 constexpr int64_t kSamples = 64;
 
-/// `walk(agen, prefix)` counts from the agen's state to its end (prefix 0) or to the end of
-/// the current iteration of counters 0 .. prefix - 1.
+/// `makeWalk()` gives a walker for one count (or one sample); `walker(agen, prefix)` counts
+/// from the agen's state to its end (prefix 0) or to the end of the current iteration of
+/// counters 0 .. prefix - 1, keeping its state from call to call. With `warm`, a sample
+/// first walks the iteration before it, uncounted.
 template <class MakeWalk>
 WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, bool warm, MakeWalk&& makeWalk) {
   int64_t total = 1;
@@ -630,11 +632,11 @@ WalkCount countAccess(Agen& a, const AgenParams& p, int64_t lanes, bool warm, Ma
     return c;
   }
   WalkCount sum;
+  const int64_t half = outer / (2 * kSamples);  // half a segment: at least 2
   for (int64_t k = 0; k < kSamples; ++k) {
     // The middle of the k-th of kSamples segments, less k modulo half a segment: evenly
     // spread, and not all at one residue of a short period (a 2 x 2 pool's windows share
     // lines in pairs; samples only at even windows would see none of it).
-    const int64_t half = outer / (2 * kSamples);
     const int64_t at = (2 * k + 1) * outer / (2 * kSamples) - k % half;
     auto walk = makeWalk();
     if (warm && at > 0) {

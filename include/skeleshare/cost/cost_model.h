@@ -88,6 +88,10 @@ struct NodeCost {
   /// windows for every tile of filters) charges calls * compute(f) and, once, time(f);
   /// every other caller charges calls * time(f). Empty: the compute time is the time.
   std::optional<CostExpr> compute;
+  /// The compute time given the children's use and compute times and the node's time.
+  int64_t computeTime(std::span<const int64_t> childUse, std::span<const int64_t> childCompute, int64_t time) const {
+    return compute ? compute->evaluate(childUse, childCompute) : time;
+  }
   /// False when the load oracle (the lowering) refuses the node: no design may contain it,
   /// so the extractor never picks what the lowering cannot build.
   bool lowerable = true;
