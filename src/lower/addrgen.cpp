@@ -253,6 +253,20 @@ void AddrGen::pad(size_t d, int64_t before, int64_t after, int32_t fill) {
   groups[d].radices = {counters[d].extent};
 }
 
+void AddrGen::padDigit(size_t d, size_t i, int64_t radix, int32_t fill) {
+  requireView(*this, "padDigit");
+  if (!isClassicView() || d >= counters.size()) fail("padDigit of counters that share their indices with others");
+  auto& r = groups[d].radices;
+  if (i == 0 || i >= r.size() || radix < r[i]) fail("padDigit of the top digit or to a smaller radix");
+  if (product(r) != counters[d].extent) fail("padDigit of a padded flattened index");
+  // The digit keeps its meaning in the coordinates; its new values are masked.
+  Mask m{Affine{0, std::vector<int64_t>(numDigits(), 0)}, 0, r[i], fill};
+  m.expr.coef[firstDigit(d) + i] = 1;
+  masks.insert(masks.begin(), m);
+  r[i] = radix;
+  counters[d].extent = product(r);
+}
+
 void AddrGen::slide(size_t d, int64_t size, int64_t step) {
   size_t col = singleDigit(*this, d, "slide");
   int64_t e = counters[d].extent;

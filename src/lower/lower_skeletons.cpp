@@ -20,6 +20,28 @@ void requireCtx(const View& a, const View& b, const char* what) {
       throw LowerError(fmt::format("{}: operands with different context extents", what));
 }
 
+// A flattened window [ky][kx][c] (column radices [r0][r1]...) read w columns a step:
+// when its rows (r1 * ... columns, contiguous in memory) are not a multiple of w, a step
+// may cut a row and read the end of one and the start of the next, two runs where one
+// would do. Padding every row to a multiple of w (the digit r1 grows, its new values read
+// 0) starts every step inside one row; done only when that takes no more steps. TinyYolo
+// v2's second layer (3 rows of 48 columns, 64 a step): 5 runs a window, 3 after.
+void alignRowsToSteps(AddrGen& a, AddrGen& b, size_t col, int64_t w) {
+  if (!a.isClassicView() || !b.isClassicView()) return;
+  const std::vector<int64_t>& r = a.groups[col].radices;
+  if (r.size() < 2 || r != b.groups[col].radices) return;
+  const int64_t n = a.counters[col].extent;
+  if (n != b.counters[col].extent) return;
+  int64_t inner = 1;
+  for (size_t i = 2; i < r.size(); ++i) inner *= r[i];
+  const int64_t row = r[1] * inner;
+  if (row * r[0] != n || row % w == 0) return;  // a padded index, or rows already aligned
+  const int64_t padded = ceilDiv(row, w) * w;
+  if (padded % inner != 0 || r[0] * (padded / w) != ceilDiv(n, w)) return;
+  a.padDigit(col, 1, padded / inner, 0);
+  b.padDigit(col, 1, padded / inner, 0);
+}
+
 }  // namespace
 
 // ParallelDot[P] / ParallelPartialDot[P, C] on a, b: ctx x M x N (docs/lowering.md,
@@ -82,6 +104,7 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, bool merge
       }
     }
     dropZeroColumns(a.gen, b.gen, c + 1);
+    alignRowsToSteps(a.gen, b.gen, c + 1, chunksC * q);
   }
   const int64_t n = columns();
   if (!interleaved && n % chunksC != 0) throw LowerError(name + ": the chunk count does not divide N");

@@ -103,6 +103,28 @@ TEST(AddrGen, FlattenOfAWindowIsMixedRadix) {
       for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(r.at({y, x, j}), src.at({y + j / 2, x + j % 2}));
 }
 
+TEST(AddrGen, PadDigitGivesEveryWindowRowTheSameLength) {
+  // The same windows, each row (kx) padded from 2 to 3 columns: element j is (j / 3, j % 3)
+  // of the window, the third column of each row reads the fill.
+  Tensor src = iota({4, 4});
+  AddrGen g = AddrGen::identity({4, 4});
+  g.slide(0, 2, 1);
+  g.slide(2, 2, 1);
+  g.transpose(1, 2);
+  g.flatten(2);  // [3][3][4], radices 2 x 2
+  g.padDigit(2, 1, 3, 7);
+  EXPECT_EQ(g.counters[2].extent, 6);
+  EXPECT_EQ(g.groups[2].radices, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(g.check(), "");
+  Tensor r = readThrough(g, src);
+  for (int64_t y = 0; y < 3; ++y)
+    for (int64_t x = 0; x < 3; ++x)
+      for (int64_t j = 0; j < 6; ++j)
+        EXPECT_EQ(r.at({y, x, j}), j % 3 == 2 ? 7 : src.at({y + j / 3, x + j % 3})) << y << x << j;
+  EXPECT_THROW(g.padDigit(2, 0, 3, 0), std::logic_error);  // the top digit: pad() does that
+  EXPECT_THROW(g.padDigit(2, 1, 2, 0), std::logic_error);  // smaller
+}
+
 TEST(AddrGen, SliceAndSplit) {
   Tensor src = iota({10});
   AddrGen g = AddrGen::identity({10});

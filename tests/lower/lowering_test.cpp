@@ -57,8 +57,10 @@ TEST(Lowering, PadFeedingAConvIsAMaskedAddressPattern) {
 }
 
 TEST(Lowering, WideRowsAreChunkedIntoSixtyFourLanes) {
-  // N = 3*3*16 = 144: K = 64 lanes, ceil(144/64) = 3 chunks accumulated, the last 48 lanes
-  // of the third chunk masked to 0.
+  // N = 3*3*16 = 144: K = 64 lanes, ceil(144/64) = 3 chunks accumulated. The window's rows
+  // are 48 columns; each is padded to 64 (its last 16 lanes masked to 0), so that each
+  // chunk is one row: a run a chunk, where chunks of 64 flat columns would cut rows 2 and
+  // 3 and take 5 runs a window.
   Loaded m = loadDslText(R"(
 input  x : i8[4][4][16];
 weight w : i8[5][3][3][16];
@@ -72,6 +74,8 @@ output o = conv(x, w);
   const Node& rx = p.units[0].nodes[3];  // the window: 3 chunks of 64 per position, broadcast
   EXPECT_EQ(rx.type.str(), "stm[2][2][1][3] vec[64] i8");
   EXPECT_FALSE(rx.addr.linear().has_value());  // the window is a mixed-radix index
+  EXPECT_EQ(readAccess(rx.addr, 1, 64).runs, 2 * 2 * 3);
+  EXPECT_EQ(readAccess(rw.addr, 1, 5 * 64).runs, 3 * 5);  // a run a filter's row
   EXPECT_EQ(programResources(p).dsps, 5 * 64);
   bool accumulates = false;
   for (const auto& n : p.units[0].nodes) accumulates |= n.prim == Prim::ReduceStm;

@@ -130,6 +130,10 @@ class AddrGen {
   void slice(size_t d, int64_t start, int64_t len);
   /// Counter d (one radix, extent E, n | E) becomes (E/n, n).
   void split(size_t d, int64_t n);
+  /// Digit i > 0 of counter d's flattened index (a radix inside it) grows to `radix`; the
+  /// new positions read `fill`. A window [ky][kx][c] padded at kx reads each window row at
+  /// a fixed offset of the flat index (a dot's steps then start at its rows).
+  void padDigit(size_t d, size_t i, int64_t radix, int32_t fill);
   /// Appends a group whose single digit no coordinate uses: used to guard a view read in
   /// the loop order of another stream (its invalid lanes).
   size_t addGuardGroup(Affine value, int64_t radix);
