@@ -169,6 +169,19 @@ Tensor evalNode(const Node& n, const std::vector<const Tensor*>& in) {
       }
       return t;
     }
+    case Prim::SelectLanes: {
+      // Result lane j of each step is the operand's lane s_j of that step, or the fill.
+      const auto m = static_cast<size_t>(n.params[0]);
+      const int64_t fill = n.params[m + 1];
+      const auto from = static_cast<size_t>(in[0]->size() / std::max<size_t>(1, static_cast<size_t>(n.type.streamSteps())));
+      const auto lanes = static_cast<size_t>(n.type.vectorLanes());
+      Tensor t(n.type.bits, shape);
+      for (size_t i = 0; i < t.size(); ++i) {
+        const int64_t s = n.params[m + 2 + i % lanes];
+        t[i] = s < 0 ? static_cast<int32_t>(fill) : (*in[0])[i / lanes * from + static_cast<size_t>(s)];
+      }
+      return t;
+    }
     case Prim::PermuteVec: {
       // Result index (s..., v_0, ..., v_k-1) is operand index (s..., u) with u[p_i] = v_i.
       const size_t ns = n.type.numStreamDims(), rank = shape.size();

@@ -477,6 +477,7 @@ void Lowerer::markCalls(int let, size_t firstUnit) {
         case Prim::Broadcast:
         case Prim::PermuteVec:
         case Prim::Slide:
+        case Prim::SelectLanes:
         case Prim::SlideStm: break;  // the call's memory access, replay buffers and wiring
         default: call.datapath.push_back(static_cast<uint32_t>(i));
       }
@@ -583,7 +584,7 @@ Program Lowerer::run(const ir::Module& module) {
     if (!closed_[u]) throw std::logic_error(fmt::format("lowering: unit {} never written", open_[u].name));
   AccessCounter ownCounts;
   AccessCounter& counts = opt_.accessCounter ? *opt_.accessCounter : ownCounts;
-  shapeReadLanes(prog_, counts);
+  shapeReadLanes(prog_, counts, opt_.boxReads);
   absorbBroadcasts(prog_);
   keepReadLines(prog_, counts);
   placeBuffers(prog_, opt_.onChipBudgetBits);

@@ -36,6 +36,7 @@ std::string_view primName(Prim p) {
     case Prim::PermuteVec: return "PermuteVec";
     case Prim::Slide: return "Slide";
     case Prim::SlideStm: return "SlideStm";
+    case Prim::SelectLanes: return "SelectLanes";
   }
   return "?";
 }
@@ -285,6 +286,28 @@ MType inferType(const Program& prog, const Unit& unit, const Node& n) {
       if (k < 1 || k > e) bad(n, fmt::format("windows of {} in a dimension of {}", k, e));
       r.dims[d].extent = e - k + 1;
       r.dims.insert(r.dims.begin() + static_cast<ptrdiff_t>(ns), Dim{k, DimKind::Vector});
+      break;
+    }
+    case Prim::SelectLanes: {
+      arity(1);
+      r = *ops[0];
+      const size_t ns = r.numStreamDims();
+      const int64_t from = r.vectorLanes();
+      if (n.params.empty() || n.params[0] < 1 || n.params.size() < static_cast<size_t>(n.params[0]) + 2)
+        bad(n, "expects a dimension count, the dimensions and a fill");
+      const auto m = static_cast<size_t>(n.params[0]);
+      r.dims.resize(ns);
+      int64_t lanes = 1;
+      for (size_t d = 0; d < m; ++d) {
+        if (n.params[1 + d] < 1) bad(n, fmt::format("a vector dimension of {}", n.params[1 + d]));
+        r.dims.push_back(Dim{n.params[1 + d], DimKind::Vector});
+        lanes *= n.params[1 + d];
+      }
+      needParams(n, m + 2 + static_cast<size_t>(lanes));
+      const int64_t fill = n.params[m + 1], top = int64_t{1} << (r.bits - 1);
+      if (fill < -top || fill >= top) bad(n, fmt::format("a fill of {} in i{}", fill, r.bits));
+      for (size_t j = m + 2; j < n.params.size(); ++j)
+        if (n.params[j] < -1 || n.params[j] >= from) bad(n, fmt::format("no lane {} in {}", n.params[j], ops[0]->str()));
       break;
     }
   }

@@ -140,6 +140,156 @@ std::optional<std::pair<size_t, AddrGen>> mergedStreamWindows(const AddrGen& g) 
   return std::make_pair(r - 1, std::move(*m));
 }
 
+/// A read that reads the elements of its innermost counters once, as a box: the
+/// counters from `first` on (the vector counters and the innermost stream counters) span
+/// a small region of the buffer per value of the outer ones, the same region moved. A
+/// convolution's flattened windows along a tile row ([ky][kx][c] for 13 windows: 13 x 3
+/// runs) lie in one box of rows ([3][15][3]: 3 runs), and so do a ParallelConv's windows
+/// of a tile. `read` reads the box once per value of the outer counters; `select` takes
+/// the original lanes out of it (result lane j, row-major over counters first..n-1, is
+/// box lane select[j], or `fill` at -1: a lane masked whatever the outer counters are).
+struct BoxRead {
+  size_t first = 0;
+  AddrGen read;
+  std::vector<int64_t> select;
+  int64_t fill = 0;
+};
+
+std::optional<BoxRead> boxRead(const AddrGen& g, size_t first) {
+  const size_t n = g.counters.size(), nd = g.numDigits(), dims = g.space.size();
+  // Every group is over the box's counters alone or the outer ones alone.
+  std::vector<bool> inner(nd, false);
+  for (size_t j = 0, d = 0; j < g.groups.size(); d += g.groups[j].radices.size(), ++j) {
+    bool in = false, out = false;
+    for (size_t c = 0; c < n; ++c)
+      if (g.groups[j].value.coef[c] != 0) (c >= first ? in : out) = true;
+    if (in && out) return std::nullopt;
+    for (size_t k = 0; k < g.groups[j].radices.size(); ++k) inner[d + k] = in;
+  }
+  auto uses = [&](const Affine& a, bool in) {
+    for (size_t d = 0; d < nd; ++d)
+      if (a.coef[d] != 0 && inner[d] == in) return true;
+    return false;
+  };
+  // A mask over inner digits alone is fixed per lane; one over both is a coordinate's bound.
+  std::vector<int> boundOf(g.masks.size(), -1);
+  for (size_t m = 0; m < g.masks.size(); ++m) {
+    if (g.masks[m].fill != g.masks.front().fill) return std::nullopt;
+    const Affine& e = g.masks[m].expr;
+    if (!uses(e, true) || !uses(e, false)) continue;
+    for (size_t i = 0; i < dims && boundOf[m] < 0; ++i)
+      if (g.coords[i].coef == e.coef) boundOf[m] = static_cast<int>(i);
+    if (boundOf[m] < 0) return std::nullopt;
+  }
+  BoxRead r;
+  r.first = first;
+  if (!g.masks.empty()) r.fill = g.masks.front().fill;
+  int64_t lanes = 1;
+  for (size_t c = first; c < n; ++c) lanes *= g.counters[c].extent;
+  if (lanes > kMaxBoxLanes) return std::nullopt;
+  // Each lane's inner part of every coordinate, and the box they span.
+  std::vector<std::vector<int64_t>> part(static_cast<size_t>(lanes));
+  std::vector<int64_t> lo(dims, INT64_MAX), hi(dims, INT64_MIN), ctr(n, 0);
+  for (int64_t l = 0; l < lanes; ++l) {
+    for (size_t c = n, rest = static_cast<size_t>(l); c-- > first;) {
+      ctr[c] = static_cast<int64_t>(rest % static_cast<size_t>(g.counters[c].extent));
+      rest /= static_cast<size_t>(g.counters[c].extent);
+    }
+    std::vector<int64_t> digits = g.digits(ctr);
+    for (size_t d = 0; d < nd; ++d)
+      if (!inner[d]) digits[d] = 0;
+    bool masked = false;
+    for (const Mask& m : g.masks)
+      if (!uses(m.expr, false)) {
+        const int64_t v = m.expr.eval(digits);
+        masked = masked || v < m.lo || v >= m.hi;
+      }
+    if (masked) continue;
+    std::vector<int64_t>& p = part[static_cast<size_t>(l)];
+    for (size_t i = 0; i < dims; ++i) {
+      p.push_back(g.coords[i].eval(digits) - g.coords[i].offset);
+      lo[i] = std::min(lo[i], p.back());
+      hi[i] = std::max(hi[i], p.back());
+    }
+  }
+  if (lo.empty() || lo[0] > hi[0]) return std::nullopt;  // every lane masked
+  std::vector<int64_t> extent(dims);
+  int64_t box = 1;
+  for (size_t i = 0; i < dims; ++i) box *= (extent[i] = hi[i] - lo[i] + 1);
+  if (box > kMaxBoxLanes) return std::nullopt;
+  for (const auto& p : part) {
+    int64_t at = -1;
+    if (!p.empty()) {
+      at = 0;
+      for (size_t i = 0; i < dims; ++i) at = at * extent[i] + p[i] - lo[i];
+    }
+    r.select.push_back(at);
+  }
+
+  // The read: the outer counters, then one vector counter over the box, one group whose
+  // digits are the box's coordinates.
+  AddrGen& h = r.read;
+  h.space = g.space;
+  h.counters.assign(g.counters.begin(), g.counters.begin() + static_cast<ptrdiff_t>(first));
+  h.counters.push_back(Counter{box, DimKind::Vector});
+  std::vector<size_t> newDigit(nd, 0);
+  size_t digitsKept = 0;
+  for (size_t j = 0, d = 0; j < g.groups.size(); d += g.groups[j].radices.size(), ++j) {
+    if (inner[d]) continue;
+    IndexGroup grp = g.groups[j];
+    grp.value.coef.resize(first);
+    grp.value.coef.push_back(0);
+    for (size_t k = 0; k < grp.radices.size(); ++k) newDigit[d + k] = digitsKept++;
+    h.groups.push_back(std::move(grp));
+  }
+  IndexGroup boxGroup{Affine{0, std::vector<int64_t>(first + 1, 0)}, extent};
+  boxGroup.value.coef.back() = 1;
+  h.groups.push_back(std::move(boxGroup));
+  const size_t hd = digitsKept + dims;
+  auto outerPart = [&](const Affine& a) {
+    Affine o{a.offset, std::vector<int64_t>(hd, 0)};
+    for (size_t d = 0; d < nd; ++d)
+      if (!inner[d]) o.coef[newDigit[d]] = a.coef[d];
+    return o;
+  };
+  for (size_t i = 0; i < dims; ++i) {
+    Affine c = outerPart(g.coords[i]);
+    c.offset += lo[i];
+    c.coef[digitsKept + i] = 1;
+    h.coords.push_back(std::move(c));
+  }
+  for (size_t m = 0; m < g.masks.size(); ++m) {
+    const Mask& mask = g.masks[m];
+    if (!uses(mask.expr, false)) continue;  // fixed per lane: in the selection
+    if (boundOf[m] < 0) {
+      h.masks.push_back(Mask{outerPart(mask.expr), mask.lo, mask.hi, mask.fill});
+      continue;
+    }
+    Affine e = h.coords[static_cast<size_t>(boundOf[m])];
+    e.offset += mask.expr.offset - g.coords[static_cast<size_t>(boundOf[m])].offset;
+    h.masks.push_back(Mask{std::move(e), mask.lo, mask.hi, mask.fill});
+  }
+  if (!h.check().empty()) return std::nullopt;
+  return r;
+}
+
+/// The widest box read of `g` that takes fewer runs and no more lines than `g`: its
+/// box's counters the vector ones and as many of the innermost stream counters as fit.
+std::optional<BoxRead> bestBoxRead(const AddrGen& g, int bytes, int64_t lanes, AccessCounter& counts) {
+  const size_t ns = streamCount(g.counters);
+  std::optional<BoxRead> best;
+  for (size_t first = ns; first-- > 0;) {
+    auto b = boxRead(g, first);
+    if (!b) break;
+    if (g.counters[first].extent > 1) best = std::move(b);
+  }
+  if (!best) return std::nullopt;
+  const AccessCount each = counts.read(g, bytes, lanes);
+  const AccessCount once = counts.read(best->read, bytes, best->read.counters.back().extent);
+  if (once.runs >= each.runs || once.lines > each.lines) return std::nullopt;
+  return best;
+}
+
 /// Inserts `node` at index `at` of the unit: operand indices >= at move up by one, and
 /// the later users of node at - 1 read the new node instead.
 void insertAfter(Unit& unit, uint32_t at, Node node) {
@@ -213,7 +363,7 @@ void restore(const Program& prog, Unit& unit, uint32_t at, const std::vector<Cou
 
 }  // namespace
 
-size_t shapeReadLanes(Program& prog, AccessCounter& counts) {
+size_t shapeReadLanes(Program& prog, AccessCounter& counts, bool boxReads) {
   size_t changed = 0;
   for (Unit& unit : prog.units) {
     for (uint32_t i = 0; i < unit.nodes.size(); ++i) {
@@ -221,12 +371,39 @@ size_t shapeReadLanes(Program& prog, AccessCounter& counts) {
       if (read.prim != Prim::Read) continue;
       const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
       const AddrGen& g = read.addr;
-      Shape plain;
-      for (size_t k = 0; k < g.counters.size(); ++k) plain.order.push_back(k);
-      Shape best = orderLanes(g, plain, bytes, counts);
       // Widening changes the stream a replay buffer would hold: only reads nothing replays.
       const auto users = usersOf(unit, i);
       const bool replayed = std::any_of(users.begin(), users.end(), [&](uint32_t u) { return unit.nodes[u].prim == Prim::Repeat; });
+      if (!g.linear()) {
+        // Flattened windows: the other shapes below need one radix per group.
+        auto box = replayed || !boxReads ? std::nullopt : bestBoxRead(g, bytes, read.type.vectorLanes(), counts);
+        if (!box) continue;
+        const MType before = read.type;
+        const size_t ns = streamCount(g.counters);
+        std::vector<Node> chain;
+        std::vector<int64_t> params{static_cast<int64_t>(g.counters.size() - box->first)};
+        for (size_t c = box->first; c < g.counters.size(); ++c) params.push_back(g.counters[c].extent);
+        params.push_back(box->fill);
+        params.insert(params.end(), box->select.begin(), box->select.end());
+        chain.push_back(wiring(Prim::SelectLanes, 0, std::move(params)));
+        for (size_t c = box->first; c < ns; ++c) chain.push_back(wiring(Prim::VecToStm, 0, {}));
+        read.addr = std::move(box->read);
+        read.type = inferType(prog, unit, read);
+        uint32_t at = i;
+        for (Node& w : chain) {
+          w.operands = {at};
+          ++at;
+          insertAfter(unit, at, std::move(w));
+          unit.nodes[at].type = inferType(prog, unit, unit.nodes[at]);
+        }
+        if (unit.nodes[at].type != before)
+          throw std::logic_error("shapeReadLanes: the box read does not restore its value's type");
+        ++changed;
+        continue;
+      }
+      Shape plain;
+      for (size_t k = 0; k < g.counters.size(); ++k) plain.order.push_back(k);
+      Shape best = orderLanes(g, plain, bytes, counts);
       if (auto wide = replayed ? std::nullopt : widen(g)) {
         Shape w = orderLanes(g, *wide, bytes, counts);
         const AddrGen narrowGen = reshaped(g, best), wideGen = reshaped(g, w);

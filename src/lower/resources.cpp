@@ -100,6 +100,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::Broadcast:  // wiring
     case Prim::PermuteVec:
     case Prim::Slide:
+    case Prim::SelectLanes:
       break;
   }
   return r;

@@ -30,7 +30,8 @@ int64_t stages(const Node& n) {
     case Prim::JoinVec:
     case Prim::Broadcast:
     case Prim::PermuteVec:
-    case Prim::Slide: return 0;  // wires
+    case Prim::Slide:
+    case Prim::SelectLanes: return 0;  // wires
     default: return 1;
   }
 }

@@ -471,6 +471,23 @@ class UnitWriter {
             i, outer - 1, w - 1, k - 1, w, k, b, e.data, ext, e.valid, e.ready);
         return;
       }
+      case Prim::SelectLanes: {
+        // Wires: result lane j is the operand's lane s_j, or the fill (a constant).
+        const Endpoint& e = operand(i, 0);
+        const auto m = static_cast<size_t>(n.params[0]);
+        const int64_t fill = n.params[m + 1];
+        const int b = opType(0).bits;
+        std::string fillBits;
+        for (int k = b - 1; k >= 0; --k) fillBits += ((static_cast<uint64_t>(fill) >> k) & 1) ? '1' : '0';
+        for (size_t j = 0; j + m + 2 < n.params.size(); ++j) {
+          const int64_t s = n.params[m + 2 + j], lo = static_cast<int64_t>(j) * b;
+          body_ += s < 0 ? fmt::format("  n{}_data({} downto {}) <= \"{}\";\n", i, lo + b - 1, lo, fillBits)
+                         : fmt::format("  n{}_data({} downto {}) <= {}({} downto {});\n", i, lo + b - 1, lo, e.data,
+                                       (s + 1) * b - 1, s * b);
+        }
+        body_ += fmt::format("  n{0}_valid <= {1};\n  {2} <= n{0}_ready;\n", i, e.valid, e.ready);
+        return;
+      }
       case Prim::PermuteVec: {
         // Wires: one generate loop per vector dimension of the result; result lane
         // (v_0, ..., v_k-1) is the operand's lane with index v_i in its dimension p_i.

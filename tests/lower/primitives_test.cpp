@@ -172,6 +172,31 @@ TEST(Primitives, SlideSpreadsARowIntoItsWindows) {
   EXPECT_THROW(f.b().op(Prim::Slide, {a}, {}), MirError);
 }
 
+TEST(Primitives, SelectLanesTakesEachLaneFromAnywhereOrTheFill) {
+  // stm[2] vec[5] by SelectLanes[2, 2, 3, -7, ...] is stm[2] vec[2][3]: result lane j of
+  // each step is the operand's lane s_j of that step, or -7 where s_j = -1.
+  Fixture f({2, 5});
+  uint32_t a = f.readAll({S, V});
+  const std::vector<int64_t> sel{4, 0, -1, 2, 2, 1};
+  std::vector<int64_t> params{2, 2, 3, -7};
+  params.insert(params.end(), sel.begin(), sel.end());
+  uint32_t s = f.b().op(Prim::SelectLanes, {a}, params);
+  EXPECT_EQ(f.b().type(s).str(), "stm[2] vec[2][3] i8");
+  Tensor x(8, {2, 5});
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int32_t>(10 * i + 1);
+  Tensor r = evalOn(f, s, {&x});
+  ASSERT_EQ(r.shape(), (std::vector<int64_t>{2, 2, 3}));
+  for (size_t step = 0; step < 2; ++step)
+    for (size_t j = 0; j < sel.size(); ++j)
+      EXPECT_EQ(r[step * 6 + j], sel[j] < 0 ? -7 : x[step * 5 + static_cast<size_t>(sel[j])]) << step << " " << j;
+  EXPECT_EQ(nodeResources(f.unit, f.unit.nodes[s]).logic, 0);  // wires
+  EXPECT_THROW(f.b().op(Prim::SelectLanes, {a}, {1, 2, 0, 0}), MirError);       // one lane short
+  EXPECT_THROW(f.b().op(Prim::SelectLanes, {a}, {1, 2, 0, 0, 5}), MirError);    // no lane 5
+  EXPECT_THROW(f.b().op(Prim::SelectLanes, {a}, {1, 2, 0, -2, 0}), MirError);   // not a lane
+  EXPECT_THROW(f.b().op(Prim::SelectLanes, {a}, {1, 2, 200, 0, 0}), MirError);  // fill outside i8
+  EXPECT_THROW(f.b().op(Prim::SelectLanes, {a}, {}), MirError);
+}
+
 TEST(Primitives, SlideStmMakesWindowsOfConsecutiveSteps) {
   // stm[2][5][1] vec[2] by SlideStm[1, 3] is stm[2][3][1] vec[3][2]: step (o, r) holds the
   // operand's steps (o, r), (o, r + 1), (o, r + 2), oldest in the first lanes.

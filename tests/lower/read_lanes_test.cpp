@@ -217,6 +217,59 @@ TEST(ReadLanes, AConvolutionsWindowReadKeepsALinePerRow) {
   EXPECT_LT(lines(keep) * 4, lines(1));
 }
 
+// Box reads. The convolution's windows walk a row of 40 positions, each window three runs
+// of 9 bytes (kx, c) in three image rows: 120 runs a row of windows. Read as one box of
+// the three rows (3 x 40 x 3 lanes, the padding columns outside it: lanes every window
+// masks), a row of windows is three rows of 120 bytes, a run for each line they touch; SelectLanes spreads the box into the 40 windows
+// (the padded ones take the fill) and VecToStm sends them on as before. The program still
+// computes what the skeleton program does, and the cycle model counts the box.
+TEST(ReadLanes, AConvolutionsRowOfWindowsIsReadOnceAsABox) {
+  Loaded m = smallConvolution();
+  Program boxed, plain;
+  LowerOptions boxReads;
+  boxReads.boxReads = true;
+  expectAgrees(m, 5, &boxed, boxReads);
+  expectAgrees(m, 5, &plain);
+  ASSERT_EQ(boxed.units.size(), 1u);
+  const Unit& u = boxed.units[0];
+  const auto read = std::find_if(u.nodes.begin(), u.nodes.end(), [&](const Node& n) {
+    return n.prim == Prim::Read && boxed.buffers[static_cast<size_t>(n.buffer)].name == "x";
+  });
+  ASSERT_NE(read, u.nodes.end());
+  EXPECT_EQ(read->type.str(), "stm[6] vec[360] i8") << printProgram(boxed);
+  const Node& select = *(read + 1);
+  ASSERT_EQ(select.prim, Prim::SelectLanes) << printProgram(boxed);
+  EXPECT_EQ(select.type.str(), "stm[6] vec[40][1][1][27] i8");
+  // window 0 (x = -1): its first pixel of each row is padding, then the row's pixels 0, 1
+  const std::vector<int64_t> first(select.params.begin() + 6, select.params.begin() + 6 + 9);  // after [4, 40, 1, 1, 27, fill]
+  EXPECT_EQ(first, (std::vector<int64_t>{-1, -1, -1, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ((read + 2)->prim, Prim::VecToStm);
+  EXPECT_EQ((read + 3)->prim, Prim::VecToStm);
+  const Node& before = plain.units[0].nodes[3];
+  ASSERT_EQ(before.prim, Prim::Read);
+  // three rows of 120 bytes a row of windows, a run for each of the (at most 3) lines a row touches
+  EXPECT_LE(readAccess(read->addr, 1, 360).runs, 6 * 3 * 3);
+  EXPECT_GE(readAccess(before.addr, 1, 27).runs, 6 * 40 * 3);
+  AccessCounter counts;
+  EXPECT_LT(unitLoad(boxed, u, counts).busiest, unitLoad(plain, plain.units[0], counts).busiest);
+}
+
+// A box read is at most kMaxBoxLanes wide, and so are the windows it spreads: a row of
+// 200 positions (3 x 200 x 3 lanes, 200 windows of 27) keeps the template's read.
+TEST(ReadLanes, ABoxWiderThanTheLimitIsNotRead) {
+  Loaded m = loadDslText(R"(
+input  x : i8[4][200][3];
+weight w : i8[4][3][3][3];
+output o = conv(pad(x, 1), w);
+)");
+  Program p;
+  LowerOptions boxReads;
+  boxReads.boxReads = true;
+  expectAgrees(m, 3, &p, boxReads);
+  for (const auto& u : p.units)
+    for (const auto& n : u.nodes) EXPECT_NE(n.prim, Prim::SelectLanes) << printProgram(p);
+}
+
 // A 2 x 2 pool's window reads a 32-byte row segment per run, each in another line than the
 // run before, so with one kept line it requests a line per run; the window beside it uses
 // the same two lines, so keeping two requests each line once. The pass sees that in an

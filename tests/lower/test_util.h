@@ -87,8 +87,8 @@ inline void rewriteModuleP(Loaded& m, const std::function<int64_t(int64_t, int64
 }
 
 /// Lowers, verifies, runs both interpreters on seeded inputs and compares every output.
-inline void expectAgrees(Loaded& m, uint64_t seed, Program* out = nullptr) {
-  Program prog = lowerModule(m.module, *m.ctx);
+inline void expectAgrees(Loaded& m, uint64_t seed, Program* out = nullptr, const LowerOptions& options = {}) {
+  Program prog = lowerModule(m.module, *m.ctx, options);
   auto problems = verify(prog);
   EXPECT_TRUE(problems.empty()) << problems.front();
   auto inputs = ir::randomInputs(m.module, seed);

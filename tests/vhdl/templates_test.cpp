@@ -8,8 +8,11 @@
 
 #include <fstream>
 
+#include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/printer.h"
 #include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/verifier.h"
+#include "../common/dsl_module.h"
 #include "../common/window_views.h"
 #include "vhdl_test_util.h"
 
@@ -109,6 +112,25 @@ TEST(Templates, SimulatedDotAgreesWithItsPartsCycleForCycle) {
   // ss_reduce_vec it gets random operands and stalls, and every cycle's handshakes and
   // outputs agree
   expectPackageTestbenchPasses("dot", 40'000, {"ss_mul", "ss_reduce_vec", "ss_dot"});
+}
+
+TEST(Templates, BoxReadSpreadsARowOfWindowsBitExact) {
+  // A padded convolution with box reads (lower::LowerOptions::boxReads): each row of 12
+  // windows is read once as three image rows and spread by SelectLanes (wires, the padding
+  // lanes a constant) into the windows, which VecToStm sends on one a step.
+  auto m = test_support::loadDslText(R"(
+input  x : i8[5][12][3];
+weight w : i8[4][3][3][3];
+output o = relu(requant(conv(pad(x, 1), w), 4));
+)");
+  lower::LowerOptions options;
+  options.boxReads = true;
+  Program p = lower::lowerModule(m.module, *m.ctx, options);
+  bool selects = false;
+  for (const auto& u : p.units)
+    for (const auto& n : u.nodes) selects = selects || n.prim == Prim::SelectLanes;
+  ASSERT_TRUE(selects) << lower::printProgram(p);
+  expectHardwareAgrees(p, "t_box_read");
 }
 
 TEST(Templates, AddressGeneratorPaddingStrideAndRepeat) {

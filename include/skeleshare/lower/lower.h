@@ -35,6 +35,12 @@ struct LowerOptions {
   /// that lowers many programs and then times them (the extractor's oracle, lowerDesign)
   /// walks each generator once. Null: a counter of this lowering's own.
   AccessCounter* accessCounter = nullptr;
+  /// Box reads (read_lanes.h): a read's innermost counters read once as a box of the
+  /// buffer. Off by default: the extractor's oracle measures a skeleton alone or with a
+  /// canonical function, and a box it finds there is often not the one the design's
+  /// loops allow (docs/lowering.md, "Box reads"), so the one cycle model would disagree
+  /// with the lowered design.
+  bool boxReads = false;
   /// Products of these operand widths one DSP block computes (at least 1).
   int64_t productsPerBlock(int aBits, int bBits) const;
 };

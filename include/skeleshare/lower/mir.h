@@ -60,6 +60,10 @@ enum class Prim : uint8_t {
                // of extent 1) becomes E - k + 1, with a new outermost vector dimension of
                // k: step (r, j) is the operand's step r + j (hardware: a line buffer of
                // k - 1 words; read_lanes.h)
+  SelectLanes,  // [m, e_0, ..., e_m-1, fill, s_0, ..., s_L-1] (a): the vector dimensions
+                // become (e_0, ..., e_m-1), L = their product; result lane j (row-major)
+                // is the operand's flat lane s_j, or `fill` where s_j = -1 (hardware:
+                // wires; the windows of a row of windows read once, read_lanes.h)
 };
 
 enum class ReduceKind : int64_t { Add = 0, Max = 1 };

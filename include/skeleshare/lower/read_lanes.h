@@ -12,6 +12,14 @@
 //   last line requested is never the next one needed. Read as one 4 x 16 x 3 vector and
 //   sent on as four, each line is requested once per row.
 //
+// - Windows read one by one. A convolution's window [ky][kx][c] is a flattened index
+//   (several radices, a few runs: one per window row); the windows along a row of outputs
+//   overlap, so TinyYolo's first layer read every image byte 9 times, 3 runs a window.
+//   A box read reads the innermost counters' region of the buffer once (the three rows
+//   under 13 windows: 3 runs for 13 windows), and SelectLanes (wires) takes each window's
+//   lanes out of it; VecToStm sends the windows on one a step, as before. Off by default
+//   (LowerOptions::boxReads).
+//
 // This pass reads such a vector in the cheaper shape and restores the consumer's with
 // wiring (PermuteVec) and a serialiser (VecToStm, whose buffer holds one wide vector). It
 // keeps a shape only when the read then takes fewer runs (lanes) or fewer lines and no
@@ -29,9 +37,14 @@ class AccessCounter;
 /// The widest vector a read is widened to (elements).
 inline constexpr int64_t kMaxWidenedReadLanes = 512;
 
+/// The most lanes of a box read, and of the windows its SelectLanes spreads them into
+/// (the VecToStm after it holds them all).
+inline constexpr int64_t kMaxBoxLanes = 2048;
+
 /// Reshapes the reads of every unit as above, counting the candidates' runs through
-/// `counts`. Returns the number of reads changed.
-size_t shapeReadLanes(Program& prog, AccessCounter& counts);
+/// `counts`; box reads only where `boxReads`, and only for reads nothing replays, whose
+/// box takes fewer runs and no more lines. Returns the number of reads changed.
+size_t shapeReadLanes(Program& prog, AccessCounter& counts, bool boxReads = false);
 
 /// The most lines a read keeps (ss_read's KEEP, registers of a line each).
 inline constexpr int64_t kMaxKeptLines = 8;
