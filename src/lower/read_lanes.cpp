@@ -321,6 +321,19 @@ Node wiring(Prim p, uint32_t operand, std::vector<int64_t> params) {
   return n;
 }
 
+/// Inserts `chain` after node `at`, each node reading the one before it (the first reads
+/// node `at`), with its type inferred. Returns the index of the last one.
+uint32_t insertChain(const Program& prog, Unit& unit, uint32_t at, std::vector<Node> chain) {
+  for (Node& n : chain) {
+    n.operands = {at};
+    ++at;
+    insertAfter(unit, at, std::move(n));
+    Node& placed = unit.nodes[at];
+    placed.type = inferType(prog, unit, placed);
+  }
+  return at;
+}
+
 /// Appends after node `at` (and the Repeats that replay it alone) the nodes that turn the
 /// reshaped read back into the value of the `original` counters: `windows` (the line
 /// buffer and wires that spread merged windows back out), then the reordering and the
@@ -352,13 +365,7 @@ void restore(const Program& prog, Unit& unit, uint32_t at, const std::vector<Cou
     for (int64_t k = 0; k < inside; ++k) chain.push_back(wiring(Prim::JoinStm, 0, {w}));
     for (int64_t k = 0; k < inside; ++k) chain.push_back(wiring(Prim::SplitStm, 0, {w, 1}));
   }
-  for (Node& n : chain) {
-    n.operands = {at};
-    ++at;
-    insertAfter(unit, at, std::move(n));
-    Node& placed = unit.nodes[at];
-    placed.type = inferType(prog, unit, placed);
-  }
+  insertChain(prog, unit, at, std::move(chain));
 }
 
 }  // namespace
@@ -389,14 +396,8 @@ size_t shapeReadLanes(Program& prog, AccessCounter& counts, bool boxReads) {
         for (size_t c = box->first; c < ns; ++c) chain.push_back(wiring(Prim::VecToStm, 0, {}));
         read.addr = std::move(box->read);
         read.type = inferType(prog, unit, read);
-        uint32_t at = i;
-        for (Node& w : chain) {
-          w.operands = {at};
-          ++at;
-          insertAfter(unit, at, std::move(w));
-          unit.nodes[at].type = inferType(prog, unit, unit.nodes[at]);
-        }
-        if (unit.nodes[at].type != before)
+        const uint32_t last = insertChain(prog, unit, i, std::move(chain));
+        if (unit.nodes[last].type != before)
           throw std::logic_error("shapeReadLanes: the box read does not restore its value's type");
         ++changed;
         continue;
