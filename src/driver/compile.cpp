@@ -33,6 +33,12 @@ void say(const CompileOptions& o, const std::string& line) {
   if (o.progress) o.progress(line);
 }
 
+/// design.ir's line that says how to lower it again as the compile did.
+std::string readShapesLine(bool boxReads) {
+  const char* name = readShapesName(boxReads ? ReadShapes::Boxes : ReadShapes::Lines);
+  return fmt::format("// read shapes: {} (lower it again with skeleshare lower --read-shapes {})\n", name, name);
+}
+
 /// Performance figures of a design taking `cycles` with `dsps` DSP blocks.
 void performance(Json& j, const cost::Device& device, std::optional<uint64_t> macs, bool ok, int64_t cycles, int64_t dsps) {
   double ghz = device.clockMhz / 1000.0;
@@ -54,7 +60,7 @@ void performance(Json& j, const cost::Device& device, std::optional<uint64_t> ma
 /// Saturation, extraction and outlining: fills c.design and the report's extraction
 /// fields. Returns false (with c.status set) when there is no design.
 bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o,
-                   const cost::Device& device, int64_t budget, Compiled& c) {
+                   const cost::Device& device, int64_t budget, bool boxReads, Compiled& c) {
   Json& j = c.report;
   std::string rulesDir = o.rulesDir.empty() ? o.dataDir + "/rules" : o.rulesDir;
   DiagnosticEngine diags;
@@ -82,7 +88,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   // the extractor gets what is left.
   EffortLedger effort(o.effort);
   cost::CostModel model(device);
-  SkeletonLoads loads(device);
+  SkeletonLoads loads(device, boxReads);
   if (!o.paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   extract::ProblemOptions po;
   po.sharing = !o.noSharing;
@@ -210,7 +216,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
       e["used_by"] = u.usedBy;
       shared.push_back(std::move(e));
     }
-    c.designText = design.header() + ir::printModule(ctx, design.module);
+    c.designText = design.header() + readShapesLine(boxReads) + ir::printModule(ctx, design.module);
     c.design = std::move(design.module);
     c.predictedCycles = r.evaluation.time();
     const int64_t t = r.evaluation.time();
@@ -245,8 +251,8 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
 
 /// The cost model's figures for a module as written.
 void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, bool paperModel,
-                   Compiled& c) {
-  const AsWrittenCost cost = predictAsWritten(module, device, paperModel);
+                   bool boxReads, Compiled& c) {
+  const AsWrittenCost cost = predictAsWritten(module, device, paperModel, boxReads);
   const int64_t time = cost.cycles, dsps = cost.dsps;
   Json& j = c.report;
   j["status"] = "as_written";
@@ -260,9 +266,9 @@ void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const
 
 }  // namespace
 
-AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel) {
+AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel, bool boxReads) {
   cost::CostModel model(device);
-  SkeletonLoads loads(device);
+  SkeletonLoads loads(device, boxReads);
   if (!paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   AsWrittenCost c;
   for (const auto& out : module.outputs) {
@@ -299,53 +305,48 @@ Json memoryMapJson(const vhdl::MemoryMap& map) {
   return Json{{"line_bytes", vhdl::kLineBytes}, {"total_bytes", map.totalBytes}, {"buffers", buffers}};
 }
 
-Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  Compiled c;
-  Json& j = c.report;
-  cost::Device device;
-  try {
-    device = cost::findDevice(o.device, o.dataDir);
-  } catch (const std::exception& e) {
-    c.status = Status::BadInput;
-    c.message = e.what();
-    return c;
+const char* readShapesName(ReadShapes r) {
+  switch (r) {
+    case ReadShapes::Auto:
+      return "auto";
+    case ReadShapes::Boxes:
+      return "boxes";
+    case ReadShapes::Lines:
+      return "lines";
   }
-  int64_t budget = device.dspBlocks;
-  if (o.dspBudget >= 0 && o.dspFraction >= 0) {
-    c.status = Status::BadInput;
-    c.message = "give --dsp-budget or --dsp-fraction, not both";
-    return c;
-  }
-  if (o.dspBudget >= 0) budget = o.dspBudget;
-  if (o.dspFraction >= 0) {
-    if (o.dspFraction > 1) {
-      c.status = Status::BadInput;
-      c.message = "--dsp-fraction must be in [0, 1]";
-      return c;
-    }
-    budget = static_cast<int64_t>(std::floor(o.dspFraction * static_cast<double>(device.dspBlocks)));
-  }
-  j["status"] = nullptr;
-  j["device"] = device.name;
-  j["dsp_budget"] = budget;
-  j["max_conv_units"] = o.maxConvUnits;
+  return "?";
+}
 
+namespace {
+
+/// Whether a compile's lowered design confirms its prediction (kConfirmTolerance).
+bool confirms(const Compiled& c) {
+  if (c.status != Status::Ok || c.predictedCycles <= 0) return false;
+  const double p = static_cast<double>(c.predictedCycles), e = static_cast<double>(c.estimatedCycles);
+  return std::abs(e - p) <= kConfirmTolerance * p;
+}
+
+/// One compile with the given read shapes, from the options' checked prelude `c`: the
+/// extraction (or the program as written) with the cycle model of those reads, then the
+/// lowering with them and the VHDL.
+Compiled compileWith(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o,
+                     const cost::Device& device, int64_t budget, bool boxReads, Compiled c) {
+  Json& j = c.report;
+  j["read_shapes"] = readShapesName(boxReads ? ReadShapes::Boxes : ReadShapes::Lines);
   const ir::Module* toLower = &module;
   if (o.asWritten) {
-    costAsWritten(module, macs, device, o.paperModel, c);
+    costAsWritten(module, macs, device, o.paperModel, boxReads, c);
   } else {
-    if (!extractDesign(module, ctx, macs, o, device, budget, c)) {
-      j["compile_seconds"] = ms(since(start));
-      return c;
-    }
+    if (!extractDesign(module, ctx, macs, o, device, budget, boxReads, c)) return c;
     toLower = &*c.design;
   }
 
   // Lowering and VHDL.
   Json hw;
   try {
-    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lower::lowerOptions(device));
+    lower::LowerOptions lo = lower::lowerOptions(device);
+    lo.boxReads = boxReads;
+    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lo);
     c.program = std::move(lowered.program);
     c.programText = std::move(lowered.text);
     lower::Resources res = lowered.resources;
@@ -406,7 +407,88 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
     j["message"] = c.message;
   }
   j["hardware"] = hw;
-  j["compile_seconds"] = ms(since(start));
+  return c;
+}
+}  // namespace
+
+Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Compiled c;
+  Json& j = c.report;
+  cost::Device device;
+  try {
+    device = cost::findDevice(o.device, o.dataDir);
+  } catch (const std::exception& e) {
+    c.status = Status::BadInput;
+    c.message = e.what();
+    return c;
+  }
+  int64_t budget = device.dspBlocks;
+  if (o.dspBudget >= 0 && o.dspFraction >= 0) {
+    c.status = Status::BadInput;
+    c.message = "give --dsp-budget or --dsp-fraction, not both";
+    return c;
+  }
+  if (o.dspBudget >= 0) budget = o.dspBudget;
+  if (o.dspFraction >= 0) {
+    if (o.dspFraction > 1) {
+      c.status = Status::BadInput;
+      c.message = "--dsp-fraction must be in [0, 1]";
+      return c;
+    }
+    budget = static_cast<int64_t>(std::floor(o.dspFraction * static_cast<double>(device.dspBlocks)));
+  }
+  j["status"] = nullptr;
+  j["device"] = device.name;
+  j["dsp_budget"] = budget;
+  j["max_conv_units"] = o.maxConvUnits;
+
+  // The paper's model prices no reads, so there is nothing to confirm: box reads, which
+  // take a read's box only where it has fewer runs and no more lines.
+  if (o.readShapes != ReadShapes::Auto || o.paperModel) {
+    c = compileWith(module, ctx, macs, o, device, budget, o.readShapes != ReadShapes::Lines, std::move(c));
+    c.report["compile_seconds"] = ms(since(start));
+    return c;
+  }
+  // Box reads where the lowered design confirms the cycle model's prediction, line reads
+  // where it does not: the model prices a skeleton's reads alone or with a canonical
+  // function, and a box found there is not always one the design's loops allow
+  // (docs/lowering.md, "Box reads"). Line reads are what the model prices well.
+  Json attempts = Json::array();
+  const auto record = [&attempts](const Compiled& a, double seconds) {
+    const bool ok = a.status == Status::Ok;
+    attempts.push_back({{"read_shapes", a.report.value("read_shapes", "")},
+                        {"status", a.report.value("status", Json(nullptr))},
+                        {"predicted_cycles", ok ? Json(a.predictedCycles) : Json(nullptr)},
+                        {"estimated_cycles", ok ? Json(a.estimatedCycles) : Json(nullptr)},
+                        {"confirmed", confirms(a)},
+                        {"seconds", ms(seconds)}});
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  Compiled boxes = compileWith(module, ctx, macs, o, device, budget, true, c);
+  record(boxes, since(t0));
+  // A budget no design fits is the same answer with either reads: the DSPs and the
+  // convolution units do not depend on them.
+  const bool provenNone = boxes.status == Status::NoDesign && boxes.report.value("stopped_by", "") == "none";
+  if (boxes.status == Status::BadInput || provenNone || confirms(boxes)) {
+    c = std::move(boxes);
+  } else {
+    say(o, boxes.status == Status::Ok
+               ? fmt::format("read shapes: the box-read design is estimated at {} cycles, predicted {}: compiling "
+                             "again with line reads",
+                             boxes.estimatedCycles, boxes.predictedCycles)
+               : fmt::format("read shapes: no box-read design ({}): compiling again with line reads", boxes.message));
+    t0 = std::chrono::steady_clock::now();
+    Compiled lines = compileWith(module, ctx, macs, o, device, budget, false, c);
+    record(lines, since(t0));
+    // The confirmed one; else the faster hardware of the two; else whichever has a design.
+    const bool bothOk = boxes.status == Status::Ok && lines.status == Status::Ok;
+    const bool takeLines = confirms(lines) || (bothOk && lines.estimatedCycles <= boxes.estimatedCycles) ||
+                           (!bothOk && boxes.status != Status::Ok);
+    c = takeLines ? std::move(lines) : std::move(boxes);
+  }
+  c.report["read_shape_attempts"] = attempts;
+  c.report["compile_seconds"] = ms(since(start));
   return c;
 }
 

@@ -13,7 +13,8 @@ namespace skeleshare::driver {
 using ir::Op;
 using ir::Type;
 
-SkeletonLoads::SkeletonLoads(const cost::Device& device) : options_(lower::lowerOptions(device)) {
+SkeletonLoads::SkeletonLoads(const cost::Device& device, bool boxReads) : options_(lower::lowerOptions(device)) {
+  options_.boxReads = boxReads;
   options_.accessCounter = &counts_;  // the read passes' counts are the timing's
 }
 

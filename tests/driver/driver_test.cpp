@@ -71,6 +71,8 @@ TEST(Driver, BadOptionsAndImpossibleBudgets) {
   Compiled c = compile(m.module, *m.ctx, std::nullopt, o);
   EXPECT_EQ(c.status, Status::NoDesign) << c.message;
   EXPECT_FALSE(c.hardware.has_value());
+  // proven with the box-read model: line reads would not fit either, so one attempt
+  EXPECT_EQ(c.report["read_shape_attempts"].size(), 1u) << c.report.dump(2);
 }
 
 // A first network of a user's own (the issue "Every well-typed program gets a working
@@ -111,6 +113,69 @@ TEST(Driver, WideningRulesRunOnlyWhenTheDefaultRulesGiveNoDesign) {
   EXPECT_EQ(c.status, Status::NoDesign);
   EXPECT_NE(c.message.find("try --max-conv-units 2"), std::string::npos) << c.message;
   EXPECT_EQ(c.report["rule_stage"], "default");
+}
+
+// Read shapes (docs/lowering.md, "Box reads"). A padded convolution reads each row of its
+// windows once as a box of the image: the lowered design confirms the box-read
+// prediction, which is under half the line reads'.
+constexpr const char* kPaddedConv = R"(
+input x : i8[26][26][3];
+weight w : i8[16][3][3][3];
+output y = relu(requant(conv(pad(x, 1, 1, 1, 1), w), 6));
+)";
+
+TEST(Driver, BoxReadsWhereTheLoweredDesignConfirmsThePrediction) {
+  auto m = test_support::loadDslText(kPaddedConv);
+  Compiled c = compile(m.module, *m.ctx, std::nullopt, options());
+  ASSERT_EQ(c.status, Status::Ok) << c.message;
+  EXPECT_EQ(c.report["read_shapes"], "boxes");
+  ASSERT_EQ(c.report["read_shape_attempts"].size(), 1u) << c.report.dump(2);
+  EXPECT_TRUE(c.report["read_shape_attempts"][0]["confirmed"].get<bool>());
+  EXPECT_NEAR(static_cast<double>(c.estimatedCycles) / static_cast<double>(c.predictedCycles), 1.0, kConfirmTolerance);
+  EXPECT_NE(c.programText.find("SelectLanes"), std::string::npos) << c.programText;
+  EXPECT_NE(c.designText.find("// read shapes: boxes"), std::string::npos);
+
+  CompileOptions o = options();
+  o.readShapes = ReadShapes::Lines;
+  Compiled lines = compile(m.module, *m.ctx, std::nullopt, o);
+  ASSERT_EQ(lines.status, Status::Ok) << lines.message;
+  EXPECT_EQ(lines.report["read_shapes"], "lines");
+  EXPECT_FALSE(lines.report.contains("read_shape_attempts"));
+  EXPECT_EQ(lines.programText.find("SelectLanes"), std::string::npos);
+  EXPECT_LT(2 * c.estimatedCycles, lines.estimatedCycles);
+}
+
+// VGG-small at 512 DSPs: with box reads the extractor shares one PaddedConvICH unit under
+// deep tilings that its box-read model prices at half of what the lowered design takes
+// (docs/cost-model.md). The compile falls back to line reads, and gives exactly what a
+// line-read compile gives.
+TEST(Driver, LineReadsWhereTheBoxReadDesignIsNotConfirmed) {
+  auto m = test_support::loadDsl(bench("vgg_cifar_small.dsl"));
+  CompileOptions o = options();
+  o.dspBudget = 512;
+  Compiled c = compile(m.module, *m.ctx, std::nullopt, o);
+  ASSERT_EQ(c.status, Status::Ok) << c.message;
+  EXPECT_EQ(c.report["read_shapes"], "lines");
+  const auto& attempts = c.report["read_shape_attempts"];
+  ASSERT_EQ(attempts.size(), 2u) << c.report.dump(2);
+  EXPECT_EQ(attempts[0]["read_shapes"], "boxes");
+  EXPECT_FALSE(attempts[0]["confirmed"].get<bool>());
+  EXPECT_GT(attempts[0]["estimated_cycles"].get<double>(),
+            (1 + kConfirmTolerance) * attempts[0]["predicted_cycles"].get<double>());
+  EXPECT_EQ(attempts[1]["read_shapes"], "lines");
+  EXPECT_TRUE(attempts[1]["confirmed"].get<bool>());
+  EXPECT_EQ(attempts[1]["estimated_cycles"], c.estimatedCycles);
+
+  o.readShapes = ReadShapes::Lines;
+  auto fresh = test_support::loadDsl(bench("vgg_cifar_small.dsl"));
+  Compiled lines = compile(fresh.module, *fresh.ctx, std::nullopt, o);
+  ASSERT_EQ(lines.status, Status::Ok) << lines.message;
+  EXPECT_EQ(c.designText, lines.designText);
+  EXPECT_EQ(c.programText, lines.programText);
+  ASSERT_TRUE(c.hardware && lines.hardware);
+  ASSERT_EQ(c.hardware->files.size(), lines.hardware->files.size());
+  for (size_t i = 0; i < c.hardware->files.size(); ++i)
+    EXPECT_EQ(c.hardware->files[i].text, lines.hardware->files[i].text) << c.hardware->files[i].name;
 }
 
 }  // namespace

@@ -55,6 +55,45 @@ TEST(CliLower, AResultPassedOnToTheOutputIsPricedAsWrittenToMemory) {
   EXPECT_EQ(readFile(dir / "out" / "design.shir").find("on-chip"), std::string::npos);  // nothing to keep on chip
 }
 
+// design.ir says which read shapes it was lowered with, and `lower` lowers it the same way
+// unless --read-shapes says otherwise.
+TEST(CliLower, LowerTakesTheReadShapesDesignIrNames) {
+  auto dir = scratchDir();
+  {
+    std::ofstream f(dir / "conv.dsl");
+    f << "input x : i8[26][26][3];\nweight w : i8[16][3][3][3];\n"
+         "output y = relu(requant(conv(pad(x, 1, 1, 1, 1), w), 6));\n";
+  }
+  for (const char* shapes : {"boxes", "lines"}) {
+    const std::string out = std::string("out_") + shapes;
+    auto r = runTool({"compile", (dir / "conv.dsl").string(), "-o", (dir / out).string(), "--read-shapes", shapes,
+                      "--emit", "shir", "-q"},
+                     dir);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto j = nlohmann::json::parse(readFile(dir / out / "report.json"));
+    EXPECT_EQ(j["read_shapes"], shapes);
+    EXPECT_NE(readFile(dir / out / "design.ir").find(std::string("// read shapes: ") + shapes), std::string::npos);
+    auto l = runTool({"lower", (dir / out / "design.ir").string(), "-o", (dir / (out + "_low")).string()}, dir);
+    ASSERT_EQ(l.exitCode, 0) << l.err;
+    auto lj = nlohmann::json::parse(readFile(dir / (out + "_low") / "lower.json"));
+    EXPECT_EQ(lj["read_shapes"], shapes);
+    EXPECT_EQ(lj["estimated_cycles"], j["estimated_cycles"]) << shapes;
+    EXPECT_EQ(lj["predicted_cycles"], j["predicted_cycles"]) << shapes;
+    EXPECT_EQ(readFile(dir / (out + "_low") / "design.shir"), readFile(dir / out / "design.shir")) << shapes;
+  }
+  // The flag wins over the file's line.
+  auto l = runTool({"lower", (dir / "out_boxes" / "design.ir").string(), "-o", (dir / "forced").string(), "--read-shapes",
+                    "lines"},
+                   dir);
+  ASSERT_EQ(l.exitCode, 0) << l.err;
+  auto forced = nlohmann::json::parse(readFile(dir / "forced" / "lower.json"));
+  EXPECT_EQ(forced["read_shapes"], "lines");
+  EXPECT_GT(forced["estimated_cycles"].get<int64_t>(),
+            nlohmann::json::parse(readFile(dir / "out_boxes_low" / "lower.json"))["estimated_cycles"].get<int64_t>());
+  auto bad = runTool({"compile", (dir / "conv.dsl").string(), "-o", (dir / "bad").string(), "--read-shapes", "squares"}, dir);
+  EXPECT_NE(bad.exitCode, 0);
+}
+
 TEST(CliLower, WithoutEmitNoShirIsWritten) {
   auto dir = scratchDir();
   auto r = runTool({"compile", sourcePath("benchmarks/small/stencil4_small.dsl").string(), "-o", dir.string(), "-q"}, dir);

@@ -23,6 +23,15 @@ namespace skeleshare::driver {
 
 using Json = nlohmann::ordered_json;
 
+/// How the lowered design's reads take their lanes, for the cycle model and the lowering
+/// alike (docs/lowering.md, "Box reads"): box reads where they fit, line reads only, or
+/// box reads when the lowered design confirms the model's prediction and line reads when
+/// it does not.
+enum class ReadShapes { Auto, Boxes, Lines };
+const char* readShapesName(ReadShapes r);
+/// A lowered design's estimate confirms a prediction when within this share of it.
+inline constexpr double kConfirmTolerance = 0.15;
+
 struct CompileOptions {
   std::string dataDir;             // holds rules/, rules/devices/ and src/vhdl/templates/
   std::string device = cost::kDefaultDevice;
@@ -44,6 +53,7 @@ struct CompileOptions {
   /// Optimise the paper's cost model (Fig. 14: compute alone) instead of the hardware's
   /// cycle model (docs/cost-model.md): to compare with the paper's predictions.
   bool paperModel = false;
+  ReadShapes readShapes = ReadShapes::Auto;
   std::string design = "design";  // the VHDL name prefix
   std::function<void(const std::string&)> progress;  // progress lines (may be empty)
 };
@@ -78,7 +88,8 @@ struct AsWrittenCost {
   int64_t cycles = 0;
   int64_t dsps = 0;
 };
-AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel = false);
+AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel = false,
+                               bool boxReads = false);
 
 /// The files of a compile's output directory, relative paths to contents: design.ir,
 /// report.json, and for an emitted design vhdl/*.vhd, vhdl/files.txt,

@@ -24,7 +24,9 @@ namespace skeleshare::driver {
 
 class SkeletonLoads {
  public:
-  explicit SkeletonLoads(const cost::Device& device);
+  /// `boxReads`: measure with the lowering's box reads (lower::LowerOptions::boxReads), as
+  /// the design will be lowered.
+  explicit SkeletonLoads(const cost::Device& device, bool boxReads = false);
   SkeletonLoads(const SkeletonLoads&) = delete;  // its lowering options point at its counter
   SkeletonLoads& operator=(const SkeletonLoads&) = delete;
   /// The load of the node (answers are cached by operator, parameters and types), or

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace skeleshare::tools {
 
 void addCompileFlags(CLI::App& app, driver::CompileOptions& options) {
@@ -18,6 +20,12 @@ void addCompileFlags(CLI::App& app, driver::CompileOptions& options) {
                 "share a unit only among skeletons of its own family (conv, mv, mm, conv1d)");
   app.add_flag("--paper-model", options.paperModel,
                 "optimise the paper's cost model (compute alone) instead of the hardware's cycle model");
+  app.add_option("--read-shapes", options.readShapes,
+                  "how reads take their lanes: boxes, lines, or auto (default: boxes when the lowered design "
+                  "confirms the predicted cycles, else lines)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, driver::ReadShapes>{{"auto", driver::ReadShapes::Auto},
+                                                                                  {"boxes", driver::ReadShapes::Boxes},
+                                                                                  {"lines", driver::ReadShapes::Lines}}));
   app.add_option("--effort", options.effort,
                   fmt::format("extraction work limit: greedy steps + Z3 resource units, deterministic; 0 = unlimited "
                               "(default {})",

@@ -25,24 +25,40 @@ struct LowerOptions {
   std::string file;
   std::string outDir;
   bool checkEval = false;
+  std::string readShapes;  // boxes or lines; empty: as design.ir's header says, else boxes
 };
+
+/// Box reads unless `flag` or, without it, the file's "// read shapes: " line (which
+/// `compile` writes into design.ir) says lines.
+bool boxReadsFor(const std::string& flag, const std::string& file) {
+  if (!flag.empty()) return flag == "boxes";
+  std::ifstream in(file);
+  const std::string key = "// read shapes: ";
+  for (std::string line; std::getline(in, line) && line.rfind("//", 0) == 0;)
+    if (line.rfind(key, 0) == 0) return line.compare(key.size(), 5, "lines") != 0;
+  return true;
+}
 
 int runLower(const LowerOptions& o) {
   auto loaded = loadProgram(o.file, std::cerr);
   if (!loaded) return kExitInputError;
   ir::Context& ctx = *loaded->ctx;
   std::optional<lower::LoweredDesign> d;
+  const bool boxReads = boxReadsFor(o.readShapes, o.file);
   const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_DATA_DIR);
   try {
-    d = lower::lowerDesign(loaded->module, ctx, lower::lowerOptions(device));
+    lower::LowerOptions lo = lower::lowerOptions(device);
+    lo.boxReads = boxReads;
+    d = lower::lowerDesign(loaded->module, ctx, lo);
   } catch (const lower::LowerError& e) {
     std::cerr << "skeleshare lower: error: " << e.what() << '\n';
     return kExitInputError;
   }
   nlohmann::ordered_json j;
   j["file"] = o.file;
+  j["read_shapes"] = boxReads ? "boxes" : "lines";
   cost::CostModel model(device);
-  driver::SkeletonLoads loads(device);
+  driver::SkeletonLoads loads(device, boxReads);
   model.setLoadOracle(driver::SkeletonLoads::oracle(loads));
   if (loaded->module.outputs.size() == 1) {
     cost::DesignCost dc = cost::designCost(model, loaded->module.outputs[0].term);
@@ -83,6 +99,9 @@ Command addLowerCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand("lower", "Lower a skeleton program (e.g. a design.ir) to the mid-level IR: DIR/design.shir, DIR/lower.json");
   app->add_option("file", o->file, "the .ir (or .dsl) program")->required();
   app->add_option("-o,--output", o->outDir, "output directory")->required();
+  app->add_option("--read-shapes", o->readShapes,
+                  "boxes or lines (default: as the design.ir's '// read shapes:' line says, else boxes)")
+      ->check(CLI::IsMember({"boxes", "lines"}));
   app->add_flag("--check-eval", o->checkEval, "run the lowered program and the skeleton interpreter on random inputs (exit 4 if they differ)");
   return {app, [o] { return runLower(*o); }};
 }
