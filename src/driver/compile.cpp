@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <string_view>
 
 #include "skeleshare/cost/cost_model.h"
 #include "skeleshare/driver/driver.h"
@@ -33,11 +34,7 @@ void say(const CompileOptions& o, const std::string& line) {
   if (o.progress) o.progress(line);
 }
 
-/// design.ir's line that says how to lower it again as the compile did.
-std::string readShapesLine(bool boxReads) {
-  const char* name = readShapesName(boxReads ? ReadShapes::Boxes : ReadShapes::Lines);
-  return fmt::format("// read shapes: {} (lower it again with skeleshare lower --read-shapes {})\n", name, name);
-}
+constexpr std::string_view kReadShapesPrefix = "// read shapes: ";
 
 /// Performance figures of a design taking `cycles` with `dsps` DSP blocks.
 void performance(Json& j, const cost::Device& device, std::optional<uint64_t> macs, bool ok, int64_t cycles, int64_t dsps) {
@@ -216,7 +213,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
       e["used_by"] = u.usedBy;
       shared.push_back(std::move(e));
     }
-    c.designText = design.header() + readShapesLine(boxReads) + ir::printModule(ctx, design.module);
+    c.designText = design.header() + readShapesComment(boxReads) + ir::printModule(ctx, design.module);
     c.design = std::move(design.module);
     c.predictedCycles = r.evaluation.time();
     const int64_t t = r.evaluation.time();
@@ -317,6 +314,21 @@ const char* readShapesName(ReadShapes r) {
   return "?";
 }
 
+std::string readShapesComment(bool boxReads) {
+  const char* name = readShapesName(readShapesOf(boxReads));
+  return fmt::format("{}{} (lower it again with skeleshare lower --read-shapes {})\n", kReadShapesPrefix, name, name);
+}
+
+std::optional<ReadShapes> readShapesNamedIn(std::istream& text) {
+  for (std::string line; std::getline(text, line) && line.starts_with("//");) {
+    if (!line.starts_with(kReadShapesPrefix)) continue;
+    const std::string_view named = std::string_view(line).substr(kReadShapesPrefix.size());
+    for (ReadShapes r : {ReadShapes::Boxes, ReadShapes::Lines})
+      if (named.starts_with(readShapesName(r))) return r;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 /// Whether a compile's lowered design confirms its prediction (kConfirmTolerance).
@@ -332,7 +344,7 @@ bool confirms(const Compiled& c) {
 Compiled compileWith(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o,
                      const cost::Device& device, int64_t budget, bool boxReads, Compiled c) {
   Json& j = c.report;
-  j["read_shapes"] = readShapesName(boxReads ? ReadShapes::Boxes : ReadShapes::Lines);
+  j["read_shapes"] = readShapesName(readShapesOf(boxReads));
   const ir::Module* toLower = &module;
   if (o.asWritten) {
     costAsWritten(module, macs, device, o.paperModel, boxReads, c);
@@ -344,9 +356,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, std::optional<u
   // Lowering and VHDL.
   Json hw;
   try {
-    lower::LowerOptions lo = lower::lowerOptions(device);
-    lo.boxReads = boxReads;
-    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lo);
+    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lower::lowerOptions(device, boxReads));
     c.program = std::move(lowered.program);
     c.programText = std::move(lowered.text);
     lower::Resources res = lowered.resources;

@@ -13,8 +13,8 @@ namespace skeleshare::driver {
 using ir::Op;
 using ir::Type;
 
-SkeletonLoads::SkeletonLoads(const cost::Device& device, bool boxReads) : options_(lower::lowerOptions(device)) {
-  options_.boxReads = boxReads;
+SkeletonLoads::SkeletonLoads(const cost::Device& device, bool boxReads)
+    : options_(lower::lowerOptions(device, boxReads)) {
   options_.accessCounter = &counts_;  // the read passes' counts are the timing's
 }
 

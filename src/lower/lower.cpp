@@ -601,8 +601,9 @@ int64_t LowerOptions::productsPerBlock(int aBits, int bBits) const {
   return std::max<int64_t>(1, d.productsPerBlock(aBits, bBits));
 }
 
-LowerOptions lowerOptions(const cost::Device& device) {
+LowerOptions lowerOptions(const cost::Device& device, bool boxReads) {
   LowerOptions o;
+  o.boxReads = boxReads;
   o.dspModes = device.dspModes;
   o.simdWidth = device.simdWidth();
   o.onChipBudgetBits = device.m20kBlocks * 20480;  // an M20K block holds 20 Kbit

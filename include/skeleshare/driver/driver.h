@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -29,6 +30,11 @@ using Json = nlohmann::ordered_json;
 /// it does not.
 enum class ReadShapes { Auto, Boxes, Lines };
 const char* readShapesName(ReadShapes r);
+inline ReadShapes readShapesOf(bool boxReads) { return boxReads ? ReadShapes::Boxes : ReadShapes::Lines; }
+/// design.ir's comment line naming the read shapes it was compiled with, and its reader:
+/// the read shapes that a program's leading comment lines name, if they name any.
+std::string readShapesComment(bool boxReads);
+std::optional<ReadShapes> readShapesNamedIn(std::istream& text);
 /// A lowered design's estimate confirms a prediction when within this share of it.
 inline constexpr double kConfirmTolerance = 0.15;
 

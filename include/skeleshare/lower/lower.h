@@ -45,8 +45,9 @@ struct LowerOptions {
   int64_t productsPerBlock(int aBits, int bBits) const;
 };
 
-/// The options for a device: its SIMD width, on-chip memory and memory port.
-LowerOptions lowerOptions(const cost::Device& device);
+/// The options for a device: its SIMD width, on-chip memory and memory port; box reads
+/// when `boxReads`.
+LowerOptions lowerOptions(const cost::Device& device, bool boxReads = false);
 
 /// Lowers every output of a module (closed, without App). Inputs and weights become
 /// off-chip buffers named as declared, outputs off-chip buffers named as the outputs.

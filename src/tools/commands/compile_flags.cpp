@@ -20,12 +20,9 @@ void addCompileFlags(CLI::App& app, driver::CompileOptions& options) {
                 "share a unit only among skeletons of its own family (conv, mv, mm, conv1d)");
   app.add_flag("--paper-model", options.paperModel,
                 "optimise the paper's cost model (compute alone) instead of the hardware's cycle model");
-  app.add_option("--read-shapes", options.readShapes,
-                  "how reads take their lanes: boxes, lines, or auto (default: boxes when the lowered design "
-                  "confirms the predicted cycles, else lines)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, driver::ReadShapes>{{"auto", driver::ReadShapes::Auto},
-                                                                                  {"boxes", driver::ReadShapes::Boxes},
-                                                                                  {"lines", driver::ReadShapes::Lines}}));
+  addReadShapesOption(app, options.readShapes,
+                      "how reads take their lanes: boxes, lines, or auto (default: boxes when the lowered design "
+                      "confirms the predicted cycles, else lines)");
   app.add_option("--effort", options.effort,
                   fmt::format("extraction work limit: greedy steps + Z3 resource units, deterministic; 0 = unlimited "
                               "(default {})",
@@ -41,6 +38,13 @@ void addCompileFlags(CLI::App& app, driver::CompileOptions& options) {
   app.add_flag("--no-greedy", options.noGreedy, "do not seed the solver with the greedy design");
   app.add_flag("--as-written", options.asWritten,
                 "lower the program as written: no saturation or extraction (its parallelism as given)");
+}
+
+CLI::Option* addReadShapesOption(CLI::App& app, driver::ReadShapes& shapes, const std::string& help) {
+  std::map<std::string, driver::ReadShapes> names;
+  for (driver::ReadShapes r : {driver::ReadShapes::Auto, driver::ReadShapes::Boxes, driver::ReadShapes::Lines})
+    names.emplace(driver::readShapesName(r), r);
+  return app.add_option("--read-shapes", shapes, help)->transform(CLI::CheckedTransformer(names));
 }
 
 }  // namespace skeleshare::tools

@@ -13,4 +13,7 @@ namespace skeleshare::tools {
 /// --no-greedy and --as-written, writing into `options`.
 void addCompileFlags(CLI::App& app, driver::CompileOptions& options);
 
+/// Adds --read-shapes (auto, boxes or lines), writing into `shapes`.
+CLI::Option* addReadShapesOption(CLI::App& app, driver::ReadShapes& shapes, const std::string& help);
+
 }  // namespace skeleshare::tools

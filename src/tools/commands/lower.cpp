@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "compile_flags.h"
 #include "output_files.h"
 #include "program_loader.h"
 #include "skeleshare/cost/cost_model.h"
@@ -25,18 +26,17 @@ struct LowerOptions {
   std::string file;
   std::string outDir;
   bool checkEval = false;
-  std::string readShapes;  // boxes or lines; empty: as design.ir's header says, else boxes
+  driver::ReadShapes readShapes = driver::ReadShapes::Auto;  // auto: as the file names them
 };
 
-/// Box reads unless `flag` or, without it, the file's "// read shapes: " line (which
-/// `compile` writes into design.ir) says lines.
-bool boxReadsFor(const std::string& flag, const std::string& file) {
-  if (!flag.empty()) return flag == "boxes";
-  std::ifstream in(file);
-  const std::string key = "// read shapes: ";
-  for (std::string line; std::getline(in, line) && line.rfind("//", 0) == 0;)
-    if (line.rfind(key, 0) == 0) return line.compare(key.size(), 5, "lines") != 0;
-  return true;
+/// Box reads unless `shapes` or, with auto, the file's read-shapes line (which `compile`
+/// writes into design.ir) says lines.
+bool boxReadsFor(driver::ReadShapes shapes, const std::string& file) {
+  if (shapes == driver::ReadShapes::Auto) {
+    std::ifstream in(file);
+    shapes = driver::readShapesNamedIn(in).value_or(driver::ReadShapes::Boxes);
+  }
+  return shapes != driver::ReadShapes::Lines;
 }
 
 int runLower(const LowerOptions& o) {
@@ -47,16 +47,14 @@ int runLower(const LowerOptions& o) {
   const bool boxReads = boxReadsFor(o.readShapes, o.file);
   const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_DATA_DIR);
   try {
-    lower::LowerOptions lo = lower::lowerOptions(device);
-    lo.boxReads = boxReads;
-    d = lower::lowerDesign(loaded->module, ctx, lo);
+    d = lower::lowerDesign(loaded->module, ctx, lower::lowerOptions(device, boxReads));
   } catch (const lower::LowerError& e) {
     std::cerr << "skeleshare lower: error: " << e.what() << '\n';
     return kExitInputError;
   }
   nlohmann::ordered_json j;
   j["file"] = o.file;
-  j["read_shapes"] = boxReads ? "boxes" : "lines";
+  j["read_shapes"] = driver::readShapesName(driver::readShapesOf(boxReads));
   cost::CostModel model(device);
   driver::SkeletonLoads loads(device, boxReads);
   model.setLoadOracle(driver::SkeletonLoads::oracle(loads));
@@ -99,9 +97,8 @@ Command addLowerCommand(CLI::App& root) {
   CLI::App* app = root.add_subcommand("lower", "Lower a skeleton program (e.g. a design.ir) to the mid-level IR: DIR/design.shir, DIR/lower.json");
   app->add_option("file", o->file, "the .ir (or .dsl) program")->required();
   app->add_option("-o,--output", o->outDir, "output directory")->required();
-  app->add_option("--read-shapes", o->readShapes,
-                  "boxes or lines (default: as the design.ir's '// read shapes:' line says, else boxes)")
-      ->check(CLI::IsMember({"boxes", "lines"}));
+  addReadShapesOption(*app, o->readShapes,
+                      "boxes or lines; auto (default): as the design.ir's '// read shapes:' line says, else boxes");
   app->add_flag("--check-eval", o->checkEval, "run the lowered program and the skeleton interpreter on random inputs (exit 4 if they differ)");
   return {app, [o] { return runLower(*o); }};
 }
