@@ -323,8 +323,11 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- (ss_replay_ram). A unit is finished when its writes are done and the memory has
 -- accepted them (the arbiter is idle). A shared
 -- instance is built once; the sequencer connects it to the call that is running.
+-- current_unit is the running unit's index (0 while idle): a status for the host, and
+-- how the testbench counts each unit's cycles.
 library ieee;
 use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
 use work.ss_pkg.all;
 
 entity {0} is
@@ -333,6 +336,7 @@ entity {0} is
     rst   : in  std_logic;  -- synchronous, active high
     start : in  std_logic;
     done  : out std_logic;
+    current_unit : out std_logic_vector(15 downto 0);  -- the unit the schedule runs (its index)
     avm_address       : out std_logic_vector(31 downto 0);
     avm_read          : out std_logic;
     avm_write         : out std_logic;
@@ -360,6 +364,7 @@ architecture rtl of {0} is
   signal l_rdata : std_logic_vector(LINE_BITS - 1 downto 0);
 {3}{6}{8}begin
   done <= done_r;
+  current_unit <= std_logic_vector(to_unsigned(current, 16));
 
   -- the schedule: one unit at a time; a unit not running is held in reset
   sequencer : process (clk)
@@ -404,7 +409,10 @@ end architecture;
 
 EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options) {
   if (prog.units.empty()) throw EmitError("the program has no units");
+  if (prog.units.size() > kMaxUnits)
+    throw EmitError(fmt::format("the program has {} units; the top's current_unit counts {}", prog.units.size(), kMaxUnits));
   EmittedDesign d;
+  d.units = prog.units.size();
   d.design = vhdlIdentifier(options.design);
   d.top = d.design + "_top";
   d.map = layoutMemory(prog);

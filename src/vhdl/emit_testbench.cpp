@@ -26,12 +26,14 @@ TestbenchFiles emitTestbench(const EmittedDesign& d, const std::string& template
 --
 -- Loads the memory image IMAGE into the Avalon-MM memory model, resets the design,
 -- pulses start and counts the cycles until done. On done it dumps the output regions to
--- DUMP_FILE and writes "cycles <n>" to RESULT_FILE; after MAX_CYCLES without done it
+-- DUMP_FILE and writes "cycles <n>" to RESULT_FILE, then "unit <i> <n>" for each unit
+-- (the cycles while the top's current_unit was i); after MAX_CYCLES without done it
 -- writes "timeout <n>" and fails. SEED and STALL_PCT set the model's random wait states
 -- and read-data gaps. Every PROGRESS_EVERY cycles it prints "progress <n>" on its own
 -- line to standard output (sim's progress on stderr).
 library ieee;
 use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
 use std.textio.all;
 
 entity {0} is
@@ -48,6 +50,8 @@ end entity;
 
 architecture sim of {0} is
   signal clk, rst, start, done : std_logic := '0';
+  signal current_unit : std_logic_vector(15 downto 0);
+  type unit_cycles_t is array (0 to {6} - 1) of natural;
   signal dump, dumped : std_logic := '0';
   signal running : boolean := true;
   signal avm_address : std_logic_vector(31 downto 0);
@@ -59,7 +63,7 @@ begin
   clk <= not clk after 5 ns when running;
 
   dut : entity work.{1}
-    port map (clk => clk, rst => rst, start => start, done => done,
+    port map (clk => clk, rst => rst, start => start, done => done, current_unit => current_unit,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);
@@ -74,6 +78,8 @@ begin
 
   control : process
     variable cycles : natural := 0;
+    variable unit_cycles : unit_cycles_t := (others => 0);
+    variable u : natural;
     file result : text;
     variable l : line;
   begin
@@ -86,9 +92,13 @@ begin
     wait until rising_edge(clk);
     start <= '0';
     cycles := 1;
+    unit_cycles(0) := 1;
     while done /= '1' and cycles < MAX_CYCLES loop
+      -- the cycle ending at the next edge belongs to the unit running before it
+      u := to_integer(unsigned(current_unit));
       wait until rising_edge(clk);
       cycles := cycles + 1;
+      unit_cycles(u) := unit_cycles(u) + 1;
       if cycles mod PROGRESS_EVERY = 0 then
         write(l, string'("progress "));
         write(l, cycles);
@@ -109,6 +119,13 @@ begin
     write(l, string'("cycles "));
     write(l, cycles);
     writeline(result, l);
+    for i in unit_cycles'range loop
+      write(l, string'("unit "));
+      write(l, i);
+      write(l, string'(" "));
+      write(l, unit_cycles(i));
+      writeline(result, l);
+    end loop;
     file_close(result);
     report "done after " & integer'image(cycles) & " cycles";
     running <= false;
@@ -116,7 +133,7 @@ begin
   end process;
 end architecture;
 )",
-      tb.entity, d.top, d.map.lines(), lo.size(), detail::intVector(lo), detail::intVector(hi));
+      tb.entity, d.top, d.map.lines(), lo.size(), detail::intVector(lo), detail::intVector(hi), d.units);
   tb.files.push_back({tb.entity + ".vhd", text});
   return tb;
 }

@@ -195,6 +195,16 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     r.error = "the testbench wrote no result";
     return r;
   }
+  r.unitCycles.assign(design.units, 0);
+  for (std::string tag; result >> tag && tag == "unit";) {
+    size_t unit = 0;
+    int64_t n = 0;
+    if (!(result >> unit >> n) || unit >= design.units) {
+      r.error = "the testbench wrote a malformed unit line";
+      return r;
+    }
+    r.unitCycles[unit] = n;
+  }
   try {
     r.outputs = readOutputs(design.map, slurp(simDir / "dump.txt"));
   } catch (const std::exception& e) {

@@ -34,7 +34,23 @@ constexpr double kModelTolerance = 0.15;
 /// Every run of `sim --json` (`simulations`: GHDL with the simulation forms first, then
 /// `verilator` with --simulator both and GHDL's synthesis forms with --check-forms) ran
 /// and gave the first run's cycles (the outputs: `result` is PASS only when they agree).
+/// The testbench's per-unit counts (`units`): one per unit of the schedule, each beside its
+/// estimate, every unit ran (a cycle at least), and together they are the total.
+void expectUnitsAddUp(const nlohmann::json& j, const std::string& what) {
+  ASSERT_TRUE(j["units"].is_array()) << what;
+  ASSERT_FALSE(j["units"].empty()) << what;
+  int64_t sum = 0;
+  for (const auto& u : j["units"]) {
+    EXPECT_GE(u["simulated_cycles"].get<int64_t>(), 1) << what << ": " << u.dump();
+    EXPECT_GE(u["estimated_cycles"].get<int64_t>(), 1) << what << ": " << u.dump();
+    EXPECT_EQ(u["unit"].get<std::string>().front(), 'u') << what << ": " << u.dump();
+    sum += u["simulated_cycles"].get<int64_t>();
+  }
+  EXPECT_EQ(sum, j["simulated_cycles"].get<int64_t>()) << what << "\n" << j["units"].dump(2);
+}
+
 void expectRunsAgree(const nlohmann::json& j, const std::vector<std::string>& runs, const std::string& what) {
+  expectUnitsAddUp(j, what);
   ASSERT_EQ(j["simulations"].size(), runs.size()) << what << "\n" << j.dump(2);
   std::string seconds;
   for (size_t k = 0; k < runs.size(); ++k) {
@@ -94,6 +110,14 @@ TEST(CliSim, StencilAsWrittenPassesAndWritesTheDesign) {
   EXPECT_EQ(report["top"], "stencil4_small_top");
   EXPECT_EQ(report["memory_map"]["buffers"][0]["name"], "image");
   EXPECT_NE(readFile(dir / "out" / "stencil4_small_memory_map.h").find("STENCIL4_SMALL_IMAGE_BASE"), std::string::npos);
+  // every unit's simulated cycles beside the lowering's estimate of that unit
+  expectUnitsAddUp(j, "stencil4_small as written");
+  ASSERT_EQ(j["units"].size(), report["estimated_units"].size());
+  for (size_t i = 0; i < j["units"].size(); ++i) {
+    EXPECT_EQ(j["units"][i]["unit"], report["estimated_units"][i]["unit"]);
+    EXPECT_EQ(j["units"][i]["estimated_cycles"], report["estimated_units"][i]["cycles"]);
+  }
+  EXPECT_NE(readFile(dir / "out" / "sim" / "result.txt").find("\nunit 0 "), std::string::npos);
 }
 
 // A single-channel image's 3x3 window is flattened as 3x3x1: the channel digit has radix

@@ -42,7 +42,11 @@ struct EmittedDesign {
   MemoryMap map;
   int64_t dspLanes = 0;           // ss_mul lanes instantiated with DSP = true
   int64_t linePorts = 0;          // ports of the memory arbiter
+  size_t units = 0;               // units of the schedule, as the top's current_unit numbers them
 };
+
+/// The top's current_unit port is 16 bits wide.
+inline constexpr size_t kMaxUnits = size_t{1} << 16;
 
 /// Emits the design. Throws EmitError (or std::runtime_error when a template is missing).
 EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options);

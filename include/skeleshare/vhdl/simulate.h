@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "skeleshare/support/tensor.h"
 #include "skeleshare/vhdl/emitter.h"
@@ -43,6 +44,7 @@ struct SimResult {
   bool ok = false;            // ran to done and the outputs were read
   std::string error;          // why not
   int64_t cycles = 0;         // start to done
+  std::vector<int64_t> unitCycles;  // of those, the cycles while each unit ran (the top's current_unit)
   std::map<std::string, Tensor> outputs;
   std::string log;            // the simulator's output
   Simulator simulator = Simulator::Ghdl;

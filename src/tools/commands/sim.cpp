@@ -77,6 +77,23 @@ std::string agreed(const std::vector<SimRun>& plan) {
   return s;
 }
 
+/// Each unit's cycles beside the lowering's estimate of them (report.json's
+/// estimated_units): where a design's simulated total departs from its estimate.
+Json unitCyclesJson(const Json& estimated, const std::vector<int64_t>& simulated) {
+  Json units = Json::array();
+  for (size_t i = 0; i < simulated.size(); ++i) {
+    Json u;
+    const bool known = estimated.is_array() && i < estimated.size();
+    u["unit"] = known ? estimated[i]["unit"] : Json(fmt::format("u{}", i));
+    u["estimated_cycles"] = known ? estimated[i]["cycles"] : Json(nullptr);
+    u["simulated_cycles"] = simulated[i];
+    const int64_t e = known ? estimated[i]["cycles"].get<int64_t>() : 0;
+    u["simulated_over_estimated"] = e > 0 ? Json(static_cast<double>(simulated[i]) / static_cast<double>(e)) : Json(nullptr);
+    units.push_back(u);
+  }
+  return units;
+}
+
 int runSim(SimCommandOptions o) {
   auto err = [](const std::string& msg, int code) {
     std::cerr << "skeleshare sim: error: " << msg << '\n';
@@ -176,6 +193,8 @@ int runSim(SimCommandOptions o) {
       disagreement = fmt::format("{} failed: {}", plan[k].name(), q.error);
     } else if (r.ok && q.cycles != r.cycles) {
       disagreement = fmt::format("{} disagree: {} and {} cycles", names, r.cycles, q.cycles);
+    } else if (r.ok && q.unitCycles != r.unitCycles) {
+      disagreement = fmt::format("{} disagree on the cycles of a unit", names);
     } else if (r.ok) {
       if (auto d = vhdl::firstMismatch(r.outputs, q.outputs))
         disagreement = fmt::format("{} disagree at {}", names, d->describe());
@@ -193,6 +212,7 @@ int runSim(SimCommandOptions o) {
   j["estimated_cycles"] = c.estimatedCycles;
   j["simulated_over_predicted"] =
       c.predictedCycles > 0 ? Json(static_cast<double>(r.cycles) / static_cast<double>(c.predictedCycles)) : Json(nullptr);
+  j["units"] = unitCyclesJson(c.report["estimated_units"], r.unitCycles);
   j["dsp_multipliers"] = c.hardware->dspLanes;
   j["dsp_blocks"] = c.report["hardware"]["dsps"];
   j["ghdl_backend"] = vhdl::ghdlBackendName(so.backend);

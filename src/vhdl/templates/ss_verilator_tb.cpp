@@ -199,10 +199,12 @@ class Memory {
   int64_t wLine_ = 0, wLeft_ = 0;  // the rest of a write burst
 };
 
-void writeResult(const Args& a, const char* word, int64_t cycles) {
+void writeResult(const Args& a, const char* word, int64_t cycles, const std::vector<int64_t>& unitCycles = {}) {
   std::FILE* f = std::fopen(a.result.c_str(), "w");
   if (!f) fail("cannot write " + a.result, 2);
   std::fprintf(f, "%s %lld\n", word, static_cast<long long>(cycles));
+  for (size_t u = 0; u < unitCycles.size(); ++u)
+    std::fprintf(f, "unit %zu %lld\n", u, static_cast<long long>(unitCycles[u]));
   if (std::fclose(f) != 0) fail("cannot write " + a.result, 2);
 }
 
@@ -248,13 +250,20 @@ int main(int argc, char** argv) {
   rise(false, true);                               // edge 4: reset ends, start rises
   // The testbench's control: at edge 5 start falls and counting begins; at each edge it
   // reads `done` as it was before that edge.
+  // The unit a cycle is counted for is read with `done`, as the VHDL testbench reads it.
   int64_t cycles = 1;
+  std::vector<int64_t> unitCycles(1, 1);
   bool done = dut->done;
+  size_t unit = dut->current_unit;
   rise(false, false);
   while (!done && cycles < a.maxCycles) {
+    const size_t counted = unit;
     done = dut->done;
+    unit = dut->current_unit;
     rise(false, false);
     ++cycles;
+    if (counted >= unitCycles.size()) unitCycles.resize(counted + 1, 0);
+    ++unitCycles[counted];
     if (a.progressEvery > 0 && cycles % a.progressEvery == 0) {
       std::printf("progress %lld\n", static_cast<long long>(cycles));
       std::fflush(stdout);
@@ -270,7 +279,7 @@ int main(int argc, char** argv) {
   // next edge, after that edge's accesses.
   mem.step(*dut);
   mem.dump(a);
-  writeResult(a, "cycles", cycles);
+  writeResult(a, "cycles", cycles, unitCycles);
   dut->final();
   return 0;
 }
