@@ -330,19 +330,38 @@ Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
   // max tree) and its rows are steps (an accumulator): a row of the window is one step,
   // the columns and their elements together in memory (one run where each column took
   // one), so a window takes `size` steps, not size * size.
+  //
+  // Windows side by side: a pool has no multipliers, so its steps, not its lanes, are what
+  // it costs. K adjacent windows of an output row are lanes of one step when their rows
+  // together fit a line (K = 1 where one window's row already fills it).
+  int64_t rowBytes = size * ((prog_.buffers.at(static_cast<size_t>(v.buffer)).bits + 7) / 8);
+  for (size_t i = c + 4; i < g.counters.size(); ++i) rowBytes *= g.counters[i].extent;
+  const int64_t windows = g.counters[c + 2].extent;
+  int64_t k = 1;
+  for (int64_t d = 2; d <= windows && d * rowBytes <= kLineBytes; ++d)
+    if (windows % d == 0) k = d;
   std::vector<size_t> order;
   for (size_t i = 0; i < c; ++i) order.push_back(i);
   for (size_t i : {c, c + 2, c + 1}) order.push_back(i);
   for (size_t i = c + 4; i < g.counters.size(); ++i) order.push_back(i);
   order.push_back(c + 3);
   g.permute(order);  // [OH][OW][size] rest [size]
+  if (k > 1) {
+    g.split(c + 1, k);  // [OH][OW/K][K][size] rest [size]
+    order.clear();
+    for (size_t i = 0; i < g.counters.size(); ++i) order.push_back(i);
+    std::swap(order[c + 2], order[c + 3]);
+    g.permute(order);  // [OH][OW/K][size] [K] rest [size]
+  }
   for (size_t i = c + 3; i < g.counters.size(); ++i) g.counters[i].kind = DimKind::Vector;
   size_t u = newUnit("MaxPool");
   auto b = builder(u);
   uint32_t r = b.read(v.buffer, g);
   r = b.op(Prim::ReduceVec, {r}, {static_cast<int64_t>(ReduceKind::Max)});
   r = b.op(Prim::ReduceStm, {r}, {static_cast<int64_t>(ReduceKind::Max)});
-  return nodeStream(u, r, c);
+  Stream out = nodeStream(u, r, c);            // [OH][OW/K] of [K] rest
+  if (k > 1) flattenSpace(out.layout, c + 1);  // the value: [OH][OW] rest
+  return out;
 }
 
 namespace {

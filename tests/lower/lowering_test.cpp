@@ -101,11 +101,13 @@ output o4 = flatten(transpose(requant(c, 1)));
   expectAgrees(m, 10);
 }
 
-TEST(Lowering, AMaxPoolTakesOneStepPerRowOfItsWindow) {
-  // A 2x2 window's two columns of 16 channels are 32 bytes together in memory: they are
-  // one step (lanes reduced by a max tree) and one run, the window's rows two steps of
-  // an accumulator; so an 8 x 8 output takes 128 steps, where a step per element took 256.
-  // Windows that overlap (step 1) and a pool without channels lower alike.
+TEST(Lowering, AMaxPoolTakesOneStepPerRowOfItsWindowsSideBySide) {
+  // A 2x2 window's two columns of 16 channels are 32 bytes together in memory: one row of
+  // two adjacent windows is a 64-byte line, so the two windows are the lanes of one step
+  // (max trees) and one run, and the windows' rows two steps of an accumulator: an 8 x 8
+  // output takes 64 steps (a window a step took 128, a step per element 256). Windows
+  // that overlap (step 1, 48 bytes a row: one a step) and a pool without channels (all 6
+  // windows of an output row in a step) lower alike.
   Loaded m = loadDslText(R"(
 input  x : i8[16][16][16];
 input  y : i8[12][12];
@@ -119,14 +121,16 @@ output o3 = maxpool(y, 2, 2);
   ASSERT_EQ(p.units.size(), 3u) << printProgram(p);
   AccessCounter counts;
   const Unit& pool = p.units[0];
-  EXPECT_EQ(pool.nodes[0].type.str(), "stm[8][8][2] vec[16][2] i8") << printProgram(p);
-  EXPECT_EQ(unitLoad(p, pool, counts).busiest, 8 * 8 * 2);
+  EXPECT_EQ(pool.nodes[0].type.str(), "stm[8][4][2] vec[2][16][2] i8") << printProgram(p);
+  EXPECT_EQ(unitLoad(p, pool, counts).busiest, 8 * 4 * 2);
   int64_t runs = 0;
   for (const Node& n : pool.nodes)
     if (n.prim == Prim::Read) runs += counts.read(n.addr, 1, n.type.vectorLanes()).runs;
-  EXPECT_EQ(runs, 8 * 8 * 2);
+  EXPECT_EQ(runs, 8 * 4 * 2);
+  EXPECT_EQ(p.units[1].nodes[0].type.str(), "stm[14][14][3] vec[16][3] i8") << printProgram(p);
   EXPECT_EQ(unitLoad(p, p.units[1], counts).busiest, 14 * 14 * 3);
-  EXPECT_EQ(unitLoad(p, p.units[2], counts).busiest, 6 * 6 * 2);
+  EXPECT_EQ(p.units[2].nodes[0].type.str(), "stm[6][1][2] vec[6][2] i8") << printProgram(p);
+  EXPECT_EQ(unitLoad(p, p.units[2], counts).busiest, 6 * 2);
 }
 
 TEST(Lowering, ElementwiseOnInputsAndBroadcastConstants) {
