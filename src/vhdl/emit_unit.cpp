@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -264,6 +265,61 @@ class UnitWriter {
     const Endpoint& e = operand(j, p);
     return fmt::format("{0}_valid => {1}, {0}_ready => {2}, {0}_data => {3}", prefix, e.valid, e.ready, e.data);
   }
+  /// The primitives emitted as ss_unop: one register stage each.
+  static bool isUnop(Prim p) {
+    return p == Prim::ShiftRight || p == Prim::RoundShift || p == Prim::RoundShiftEven || p == Prim::Saturate ||
+           p == Prim::Wrap;
+  }
+
+  /// The nodes whose value node `o` is (itself first), with the register stages between
+  /// each and `o`, as long as `o` is it after element-wise unary operators (one register
+  /// each) and reshapes (none).
+  std::vector<std::pair<uint32_t, int64_t>> unaryChain(uint32_t o) const {
+    std::vector<std::pair<uint32_t, int64_t>> chain;
+    for (int64_t d = 0;;) {
+      chain.emplace_back(o, d);
+      const Node& m = unit_.nodes[o];
+      if (m.operands.size() != 1 || fused_.count(o) || dotOf_.count(o)) break;
+      if (isUnop(m.prim)) ++d;
+      else if (!lower::reshapesOnly(m.prim)) break;
+      o = m.operands[0];
+    }
+    return chain;
+  }
+
+  /// inPorts for operand p of the binary operator i, after as many identity registers as
+  /// the other operand's path from their common source has more. Without them a value
+  /// forked to both operands, one of them a register later (a leaky ReLU: max(x, x >> 3)),
+  /// waits in the fork for its other half, and the operator takes a value every other
+  /// cycle: TinyYolo's first layer simulated at twice its estimate.
+  std::string balancedInPorts(size_t i, size_t p, const char* prefix) {
+    const Node& n = unit_.nodes[i];
+    const auto own = unaryChain(n.operands[p]), other = unaryChain(n.operands[1 - p]);
+    int64_t delay = 0;
+    for (const auto& [node, d] : own) {
+      auto it = std::find_if(other.begin(), other.end(), [&](const auto& x) { return x.first == node; });
+      if (it == other.end()) continue;
+      delay = it->second - d;
+      break;
+    }
+    if (delay <= 0) return inPorts(i, p, prefix);
+    const int bits = bitsOf(n.operands[p]);
+    const int64_t lanes = lanesOf(unit_.nodes[n.operands[p]].type);
+    Endpoint e = operand(i, p);
+    for (int64_t k = 0; k < delay; ++k) {
+      const std::string name = fmt::format("n{}_{}delay{}", i, prefix, k);
+      stream(name, lanes * bits);
+      body_ += fmt::format(
+          "  {0} : entity work.ss_unop  -- balances operand {1}'s path (a register)\n"
+          "    generic map (OP => \"wrap\", LANES => {2}, I_BITS => {3}, O_BITS => {3}, K => {3})\n"
+          "    port map (clk => clk, rst => rst, i_valid => {4}, i_ready => {5}, i_data => {6},\n"
+          "              o_valid => {0}_valid, o_ready => {0}_ready, o_data => {0}_data);\n",
+          name, prefix, lanes, bits, e.valid, e.ready, e.data);
+      e = Endpoint{name + "_valid", name + "_ready", name + "_data"};
+    }
+    return fmt::format("{0}_valid => {1}, {0}_ready => {2}, {0}_data => {3}", prefix, e.valid, e.ready, e.data);
+  }
+
   static std::string outPorts(size_t i) {
     return fmt::format("o_valid => n{0}_valid, o_ready => n{0}_ready, o_data => n{0}_data", i);
   }
@@ -347,8 +403,8 @@ class UnitWriter {
             "  n{0}_op : entity work.ss_binop\n"
             "    generic map (OP => \"{1}\", LANES => {2}, A_BITS => {3}, B_BITS => {4}, O_BITS => {5})\n"
             "    port map (clk => clk, rst => rst, {6},\n              {7},\n              {8});\n",
-            i, op, lanesOf(n.type), opType(0).bits, opType(1).bits, n.type.bits, inPorts(i, 0, "a"), inPorts(i, 1, "b"),
-            outPorts(i));
+            i, op, lanesOf(n.type), opType(0).bits, opType(1).bits, n.type.bits, balancedInPorts(i, 0, "a"),
+            balancedInPorts(i, 1, "b"), outPorts(i));
         return;
       }
       case Prim::ShiftRight:
