@@ -347,11 +347,8 @@ Sym Lowerer::maxPool(const ir::Term* t, const Env& env) {
   order.push_back(c + 3);
   g.permute(order);  // [OH][OW][size] rest [size]
   if (k > 1) {
-    g.split(c + 1, k);  // [OH][OW/K][K][size] rest [size]
-    order.clear();
-    for (size_t i = 0; i < g.counters.size(); ++i) order.push_back(i);
-    std::swap(order[c + 2], order[c + 3]);
-    g.permute(order);  // [OH][OW/K][size] [K] rest [size]
+    g.split(c + 1, k);          // [OH][OW/K][K][size] rest [size]
+    g.transpose(c + 2, c + 3);  // [OH][OW/K][size] [K] rest [size]
   }
   for (size_t i = c + 3; i < g.counters.size(); ++i) g.counters[i].kind = DimKind::Vector;
   size_t u = newUnit("MaxPool");

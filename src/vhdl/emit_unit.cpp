@@ -261,14 +261,20 @@ class UnitWriter {
     return it == narrowBits_.end() ? unit_.nodes[i].type.bits : it->second;
   }
 
-  std::string inPorts(size_t j, size_t p, const char* prefix) {
-    const Endpoint& e = operand(j, p);
+  static std::string ports(const char* prefix, const Endpoint& e) {
     return fmt::format("{0}_valid => {1}, {0}_ready => {2}, {0}_data => {3}", prefix, e.valid, e.ready, e.data);
   }
-  /// The primitives emitted as ss_unop: one register stage each.
-  static bool isUnop(Prim p) {
-    return p == Prim::ShiftRight || p == Prim::RoundShift || p == Prim::RoundShiftEven || p == Prim::Saturate ||
-           p == Prim::Wrap;
+  std::string inPorts(size_t j, size_t p, const char* prefix) { return ports(prefix, operand(j, p)); }
+  /// ss_unop's OP for the primitives it implements (one register stage each), else null.
+  static const char* unopName(Prim p) {
+    switch (p) {
+      case Prim::ShiftRight: return "shr";
+      case Prim::RoundShift: return "rshift";
+      case Prim::RoundShiftEven: return "rshift_even";
+      case Prim::Saturate: return "sat";
+      case Prim::Wrap: return "wrap";
+      default: return nullptr;
+    }
   }
 
   /// The nodes whose value node `o` is (itself first), with the register stages between
@@ -280,7 +286,7 @@ class UnitWriter {
       chain.emplace_back(o, d);
       const Node& m = unit_.nodes[o];
       if (m.operands.size() != 1 || fused_.count(o) || dotOf_.count(o)) break;
-      if (isUnop(m.prim)) ++d;
+      if (unopName(m.prim)) ++d;
       else if (!lower::reshapesOnly(m.prim)) break;
       o = m.operands[0];
     }
@@ -317,7 +323,7 @@ class UnitWriter {
           name, prefix, lanes, bits, e.valid, e.ready, e.data);
       e = Endpoint{name + "_valid", name + "_ready", name + "_data"};
     }
-    return fmt::format("{0}_valid => {1}, {0}_ready => {2}, {0}_data => {3}", prefix, e.valid, e.ready, e.data);
+    return ports(prefix, e);
   }
 
   static std::string outPorts(size_t i) {
@@ -412,16 +418,12 @@ class UnitWriter {
       case Prim::RoundShiftEven:
       case Prim::Saturate:
       case Prim::Wrap: {
-        const char* op = n.prim == Prim::ShiftRight       ? "shr"
-                         : n.prim == Prim::RoundShift     ? "rshift"
-                         : n.prim == Prim::RoundShiftEven ? "rshift_even"
-                         : n.prim == Prim::Saturate       ? "sat"
-                                                          : "wrap";
         body_ += fmt::format(
             "  n{0}_op : entity work.ss_unop\n"
             "    generic map (OP => \"{1}\", LANES => {2}, I_BITS => {3}, O_BITS => {4}, K => {5})\n"
             "    port map (clk => clk, rst => rst, {6},\n              {7});\n",
-            i, op, lanesOf(n.type), opType(0).bits, n.type.bits, n.params[0], inPorts(i, 0, "i"), outPorts(i));
+            i, unopName(n.prim), lanesOf(n.type), opType(0).bits, n.type.bits, n.params[0], inPorts(i, 0, "i"),
+            outPorts(i));
         return;
       }
       case Prim::ReduceVec:
