@@ -85,6 +85,7 @@ Family familyOf(Op op) {
     case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
     case Op::PaddedConvKS:
+    case Op::PairedConvW:
     case Op::ParallelConv:
       return Family::Conv;
     case Op::Mv:
@@ -301,13 +302,14 @@ NodeCost CostModel::nodeCost(Op op, std::span<const int64_t> params, std::span<c
       else skeleton(exactDiv(op, a[1], fA[1], "inner dimension"));
       break;
     }
-    case Op::TiledConvHW: {
+    case Op::TiledConvHW:
+    case Op::PairedConvW: {  // PairedConvW tiles its paired input: half the output columns
       auto w = shapeOf(op, kids[1], 4, "weights");
       auto r = shapeOf(op, type, 2, "result");
       auto fin = shapeOf(op, params2(op, kids[2]).first, 3, "conv function's input");
       int64_t ks = w[1];
       int64_t tilesH = exactDiv(op, r[0], fin[0] - ks + 1, "output height");
-      int64_t tilesW = exactDiv(op, r[1], fin[1] - ks + 1, "output width");
+      int64_t tilesW = exactDiv(op, op == Op::PairedConvW ? r[1] / 2 : r[1], fin[1] - ks + 1, "output width");
       skeleton(satMul(tilesH, tilesW));  // number of (overlapping) input tiles
       break;
     }

@@ -77,6 +77,7 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
     case Op::PaddedConvICH:
     case Op::PaddedConvOCH:
     case Op::PaddedConvKS:
+    case Op::PairedConvW:
       if (as.size() == 3 && bs.size() == 4 && bs[1] == bs[2] && bs[3] == as[2])
         return ir::cConvF(ctx_, as[0], as[1], as[2], bs[0], bs[1], sa, sb);
       return nullptr;

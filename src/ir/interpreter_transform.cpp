@@ -63,6 +63,23 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
     }
     return out;
   };
+  // TiledConvHW's tiles of `in`: input tiles of TH x TW overlapping by KS-1; tile (i, j)
+  // gives output rows i*OTH ... and columns j*OTW ... of `out`, OTH = TH-KS+1, OTW = TW-KS+1.
+  auto convTiles = [&](const Tensor& in, const Value& wgt, Tensor& out) {
+    const auto tile = firstParamShape(fTerm);
+    const int64_t ks = y.dim(1), th = tile[0], tw = tile[1], c = in.dim(2);
+    const int64_t oth = th - ks + 1, otw = tw - ks + 1;
+    const int64_t oh = in.dim(0) - ks + 1, ow = in.dim(1) - ks + 1;
+    for (int64_t i = 0; i < oh / oth; ++i)
+      for (int64_t j = 0; j < ow / otw; ++j) {
+        Tensor part = extractBlock(in, {i * oth, j * otw, 0}, {th, tw, c});
+        Tensor r = apply2(f, part, wgt).tensor();  // oth x otw x R'
+        std::vector<int64_t> at(r.rank(), 0);
+        at[0] = i * oth;
+        at[1] = j * otw;
+        insertBlock(out, at, r);
+      }
+  };
   switch (t->op()) {
     case Op::TiledMv:
       // sum_t f(mat[:, t*TN : (t+1)*TN])(vec[t*TN : (t+1)*TN])   (i32, wrapping)
@@ -90,23 +107,32 @@ Value Interpreter::Impl::evalTransform(const Term* t, const std::vector<Value>& 
       // sum_t f(a[:, K-slice t])(b[:, K-slice t])
       return sumOverTiles(1, 1, firstParamShape(fTerm)[1]);
     case Op::TiledConvHW: {
-      // Input tiles of TH x TW overlapping by KS-1; tile (i, j) gives output rows
-      // i*OTH ... and columns j*OTW ... with OTH = TH-KS+1, OTW = TW-KS+1.
-      const auto tile = firstParamShape(fTerm);
-      const int64_t ks = y.dim(1), th = tile[0], tw = tile[1], c = x.dim(2);
-      const int64_t oth = th - ks + 1, otw = tw - ks + 1;
-      const int64_t oh = x.dim(0) - ks + 1, ow = x.dim(1) - ks + 1;
       Tensor out = zeroTensor(t, t->type());
-      for (int64_t i = 0; i < oh / oth; ++i)
-        for (int64_t j = 0; j < ow / otw; ++j) {
-          Tensor in = extractBlock(x, {i * oth, j * otw, 0}, {th, tw, c});
-          Tensor r = apply2(f, in, k[1]).tensor();  // oth x otw x R'
-          std::vector<int64_t> at(r.rank(), 0);
-          at[0] = i * oth;
-          at[1] = j * otw;
-          insertBlock(out, at, r);
-        }
+      convTiles(x, k[1], out);
       return out;
+    }
+    case Op::PairedConvW: {
+      // out[y][2x+e][o] = paired[y][x][e*O + o], where `paired` is the tiled convolution of
+      // in' (columns 2x and 2x+1 side by side, zero pairs appended) with
+      // wgt'[e*O + o][ky][j][d*C + c] = wgt[o][ky][2j+d-e][c] (0 outside the kernel)
+      const int64_t ch = x.dim(2), o = y.dim(0), ks = y.dim(1), pw = x.dim(1) / 2 + (ks - 1) / 2;
+      const Tensor in = reshaped(padTo(x, {x.dim(0), 2 * pw, ch}), {x.dim(0), pw, 2 * ch});
+      Tensor wgt(y.bits(), secondParamShape(fTerm));
+      for (int64_t e = 0; e < 2; ++e)
+        for (int64_t q = 0; q < o; ++q)
+          for (int64_t ky = 0; ky < ks; ++ky)
+            for (int64_t j = 0; j < ks; ++j)
+              for (int64_t d = 0; d < 2; ++d) {
+                const int64_t kx = 2 * j + d - e;
+                if (kx < 0 || kx >= ks) continue;
+                for (int64_t c = 0; c < ch; ++c) wgt.at({e * o + q, ky, j, d * ch + c}) = y.at({q, ky, kx, c});
+              }
+      std::vector<int64_t> shape = shapeOf(t->type());
+      shape[1] /= 2;
+      shape[2] *= 2;
+      Tensor paired(t->type()->scalar()->bits(), shape);
+      convTiles(in, Value(std::move(wgt)), paired);
+      return reshaped(paired, shapeOf(t->type()));
     }
     case Op::TiledConvICH:
       // sum_t f(in[:, :, C-slice t])(wgt[:, :, :, C-slice t])

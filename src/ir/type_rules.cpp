@@ -363,6 +363,27 @@ const Type* Rules::run() {
       const Type* r = convResult(fr, fin[0] - k + 1, fin[1] - k + 1);
       return arr2(s.oh(), s.ow(), r);
     }
+    case Op::PairedConvW: {
+      // PairedConvW(in, wgt, convF: TH x TW x 2C -> 2O x KS x KS x 2C -> (TH-KS+1) x (TW-KS+1) x 2O x R')
+      //   : (H-KS+1) x (W-KS+1) x O x R'. The input's columns 2x and 2x+1 side by side as one
+      //   of 2C channels ((KS-1)/2 zero pairs appended), the filters once for the even and
+      //   once for the odd output column, and that paired convolution tiled as TiledConvHW
+      //   tiles (docs/ir.md). W and W-KS+1 even, so KS is odd.
+      ConvShape s = convShape();
+      if (s.ks % 2 == 0 || s.w % 2 != 0)
+        fail(fmt::format("{}: needs an odd kernel and an even width, got {} and {}", name(), s.ks, s.w));
+      fun2(k_[2], fa, fb, fr, "conv function");
+      auto fin = intTensor(fa, 3, "conv function's input parameter");
+      expectType(fa, inType(fin[0], fin[1], 2 * s.c, s.a), "conv function's input parameter");
+      expectType(fb, wgtType(2 * s.o, s.ks, 2 * s.c, s.b), "conv function's weight parameter");
+      if (fin[0] < s.ks || fin[1] < s.ks)
+        fail(fmt::format("{}: tile {}x{} is smaller than the kernel", name(), fin[0], fin[1]));
+      divides(fin[0] - s.ks + 1, s.oh(), "output height");
+      divides(fin[1] - s.ks + 1, s.ow() / 2, "paired output width");
+      const Type* e =
+          outer(convResult(fr, fin[0] - s.ks + 1, fin[1] - s.ks + 1), 2 * s.o, "conv function's result pixel");
+      return arr2(s.oh(), s.ow(), arr(s.o, e));
+    }
     case Op::TransposedConv1DW: {
       // TransposedConv1D_W(img: H x W, wgt: K, f: W x H -> K -> W x (H-K+1) x R')
       //   : (H-K+1) x W x R'   = transpose(f(transpose(img), wgt))

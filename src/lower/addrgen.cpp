@@ -267,6 +267,16 @@ void AddrGen::padDigit(size_t d, size_t i, int64_t radix, int32_t fill) {
   counters[d].extent = product(r);
 }
 
+void AddrGen::reverse(size_t d) {
+  size_t col = singleDigit(*this, d, "reverse");
+  const int64_t last = counters[d].extent - 1;
+  // index -> last - index in every coordinate and mask: the digits stay the counters
+  forDigitForms(*this, [&](Affine& a) {
+    a.offset += a.coef[col] * last;
+    a.coef[col] = -a.coef[col];
+  });
+}
+
 void AddrGen::slide(size_t d, int64_t size, int64_t step) {
   size_t col = singleDigit(*this, d, "slide");
   int64_t e = counters[d].extent;

@@ -102,6 +102,21 @@ Sym Lowerer::dataTransform(const ir::Term* t, const Env& env) {
     s.ctx = c;
     return s;
   };
+  // TiledConvHW's tiles: tile (i, j) = f(in[i*OTH : i*OTH+TH][j*OTW : j*OTW+TW])(wgt)
+  auto convTiles = [&] {
+    int64_t th = a[0], tw = a[1], ks = ext(y, c + 1);
+    int64_t oth = th - ks + 1, otw = tw - ks + 1;
+    x.gen.slide(c, th, oth);
+    x.gen.slide(c + 2, tw, otw);
+    x.gen.transpose(c + 1, c + 2);  // [nI][nJ][TH][TW][C]
+    y.gen.repeat(c, ext(x, c));
+    y.gen.repeat(c + 1, ext(x, c + 1));
+    Stream s = call(2, false);  // [nI][nJ][OTH][OTW][O]
+    permuteSpace(s.layout, moveDim(c + 5, c + 1, c + 2));  // [nI][OTH][nJ][OTW][O]
+    flattenSpace(s.layout, c);
+    flattenSpace(s.layout, c + 1);
+    return s;
+  };
   switch (op) {
     case Op::TiledConvOCH: {  // out[:, :, O-slice t] = f(in)(wgt[O-slice t])
       int64_t to = b[0], nt = ext(y, c) / to;
@@ -122,18 +137,36 @@ Sym Lowerer::dataTransform(const ir::Term* t, const Env& env) {
       dropSpace(s.layout, c);
       return finish(s);
     }
-    case Op::TiledConvHW: {  // tile (i, j) = f(in[i*OTH : i*OTH+TH][j*OTW : j*OTW+TW])(wgt)
-      int64_t th = a[0], tw = a[1], ks = ext(y, c + 1);
-      int64_t oth = th - ks + 1, otw = tw - ks + 1;
-      x.gen.slide(c, th, oth);
-      x.gen.slide(c + 2, tw, otw);
-      x.gen.transpose(c + 1, c + 2);  // [nI][nJ][TH][TW][C]
-      y.gen.repeat(c, ext(x, c));
-      y.gen.repeat(c + 1, ext(x, c + 1));
-      Stream s = call(2, false);  // [nI][nJ][OTH][OTW][O]
-      permuteSpace(s.layout, moveDim(c + 5, c + 1, c + 2));  // [nI][OTH][nJ][OTW][O]
-      flattenSpace(s.layout, c);
-      flattenSpace(s.layout, c + 1);
+    case Op::TiledConvHW:
+      return finish(convTiles());
+    case Op::PairedConvW: {  // out[y][2x+e][o] = TiledConvHW(in', wgt', f)[y][x][e*O + o] (docs/ir.md)
+      // in': columns 2x and 2x+1 as one of 2C channels, after (KS-1)/2 zero pairs: a view
+      const int64_t o = ext(y, c), ks = ext(y, c + 1);
+      x.gen.pad(c + 1, 0, ks - 1, 0);
+      // Those zero columns only ever meet zero weights (a tap past the last column has
+      // 2j + d - e >= KS). Where the buffer has the columns (or an outer mask guards them),
+      // reading them unmasked changes no sum and keeps the windows' masks the coordinates'
+      // bounds that a box read needs.
+      if (x.gen.isClassicView()) {
+        AddrGen unmasked = x.gen;
+        unmasked.masks.erase(unmasked.masks.begin());
+        if (unmasked.check().empty()) x.gen = std::move(unmasked);
+      }
+      x.gen.split(c + 1, 2);
+      x.gen.flatten(c + 2);  // [H][W/2 + (KS-1)/2][2C]
+      // wgt'[e*O + o][ky][j][d*C + c] = wgt[o][ky][2j + d - e][c]: kx padded by one in
+      // front, two windows of 2KS taps (the second one tap later) read backwards, so that
+      // window e starts e taps early; then the taps pair up like the input's columns
+      y.gen.pad(c + 2, 1, ks, 0);
+      y.gen.slide(c + 2, 2 * ks, 1);  // [O][KS][2][2KS][C]
+      y.gen.reverse(c + 2);
+      y.gen.split(c + 3, 2);
+      y.gen.flatten(c + 4);                    // [O][KS][e][KS][2C]
+      y.gen.permute(moveDim(c + 5, c + 2, c));  // [e][O][KS][KS][2C]
+      y.gen.flatten(c);
+      Stream s = convTiles();  // [OH][OW/2][2O]
+      splitSpace(s.layout, c + 2, o);
+      flattenSpace(s.layout, c + 1);  // [OH][OW][O]
       return finish(s);
     }
     case Op::PaddedConvHW:
@@ -153,8 +186,18 @@ Sym Lowerer::dataTransform(const ir::Term* t, const Env& env) {
     case Op::PaddedConvICH: {  // zero input channels to PC in both operands
       int64_t ch = ext(x, c + 2);
       if (a[2] > ch) {
-        x.gen.pad(c + 2, 0, a[2] - ch, 0);
-        y.gen.pad(c + 3, 0, a[2] - ch, 0);
+        // Channels that are a pair of columns' (PairedConvW's [2][C]) are padded per column,
+        // so that the index stays a whole product of radices, which the window's flatten
+        // needs. Both operands alike: the dot sums the same columns in another order.
+        const auto& rx = x.gen.groups.at(c + 2).radices;
+        if (rx.size() == 2 && rx == y.gen.groups.at(c + 3).radices && a[2] % rx[0] == 0 && rx[0] * rx[1] == ch) {
+          const int64_t perColumn = a[2] / rx[0];
+          x.gen.padDigit(c + 2, 1, perColumn, 0);
+          y.gen.padDigit(c + 3, 1, perColumn, 0);
+        } else {
+          x.gen.pad(c + 2, 0, a[2] - ch, 0);
+          y.gen.pad(c + 3, 0, a[2] - ch, 0);
+        }
       }
       return finish(call(0, false));
     }

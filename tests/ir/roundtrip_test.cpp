@@ -111,6 +111,8 @@ Module everyOperator(Context& ctx) {
   b.out("padded_conv_och", ctx.op(Op::PaddedConvOCH, {img, wgt, cConvF(ctx, 6, 6, 4, 5, 3, i8, i8)}));
   // kernel 3 padded to 5: the 6x6 image by two rows and columns (or more)
   b.out("padded_conv_ks", ctx.op(Op::PaddedConvKS, {img, wgt, cConvF(ctx, 8, 9, 4, 4, 5, i8, i8)}));
+  // columns paired: the 6x6x4 image as 6x4x8 (one zero pair), filters doubled, 4x4 tiles
+  b.out("paired_conv_w", ctx.op(Op::PairedConvW, {img, wgt, cConvF(ctx, 4, 4, 8, 8, 3, i8, i8)}));
   b.out("transposed_conv1d", ctx.op(Op::TransposedConv1DW, {img2, k3, cConv1DWF(ctx, 7, 5, 3, i8, i8)}));
   const Term* partial = ctx.op(Op::Mv, {mat, vec, ctx.lam2(b.ty({4, 6}, i8), b.ty({4, 6}, i16),
       ctx.op(Op::ParallelPartialDot, {ctx.var(1, b.ty({4, 6}, i8)), ctx.var(0, b.ty({4, 6}, i16))}, {4, 2}))});

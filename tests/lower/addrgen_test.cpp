@@ -74,6 +74,22 @@ TEST(AddrGen, TransposeSwapsStrides) {
   EXPECT_EQ(g.linear()->strides, (std::vector<int64_t>{2, 10, 1}));
 }
 
+TEST(AddrGen, ReverseRunsACounterBackwardsThroughItsMasks) {
+  Tensor src = iota({2, 3});
+  AddrGen g = AddrGen::identity({2, 3});
+  g.pad(1, 1, 0, -1);  // a mask on the counter: [-1, x0, x1, x2] per row
+  g.reverse(1);
+  Tensor r = readThrough(g, src);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) EXPECT_EQ(r.at({i, j}), src.at({i, 2 - j}));
+    EXPECT_EQ(r.at({i, 3}), -1);  // the pad, now last
+  }
+  EXPECT_EQ(g.check(), "");
+  AddrGen flat = AddrGen::identity({2, 3});
+  flat.flatten(0);
+  EXPECT_THROW(flat.reverse(0), std::logic_error) << "a flattened index is not one digit";
+}
+
 TEST(AddrGen, SlideMakesWindowsWithStep) {
   Tensor src = iota({7});
   AddrGen g = AddrGen::identity({7});

@@ -204,6 +204,26 @@ output out = PaddedConvKS(@x, @w, \i8[8][9][2]. \i8[3][3][3][2]. Conv(%1, %0, \i
   EXPECT_EQ(programResources(p).dsps, 3 * 18);  // the 3x3 unit's multipliers
 }
 
+TEST(Lowering, PairedColumnsAreAViewOfTheInputAndOfTheFilters) {
+  // Two output columns a step: the padded 6x10x3 image read as 6x6x6 (its columns in pairs,
+  // one zero pair), the 2 filters as 4 of 6 channels, shifted for the odd column; 4x4
+  // tiles of the paired image, their channels padded to 8 per pair as a shared unit's are.
+  Loaded m = loadIrText(R"(
+input x : i8[4][8][3];
+weight w : i8[2][3][3][3];
+output out = Requant[2](PairedConvW(Pad[1, 1, 1, 1, 0](@x), @w, \i8[4][4][6]. \i8[4][3][3][6]. PaddedConvICH(%1, %0, \i8[4][4][16]. \i8[4][3][3][16]. Conv(%1, %0, \i8[4][144]. \i8[144]. Mv(%1, %0, \i8[4][144]. \i8[4][144]. ParallelDot[4](%1, %0))))));
+)");
+  Program p;
+  expectAgrees(m, 11, &p);
+  ASSERT_EQ(p.units.size(), 1u) << printProgram(p);
+  EXPECT_EQ(programResources(p).dsps, 4 * 64);  // the 4-filter unit's lanes: 144 columns, 64 a step
+  // the zero channels are dropped: one step a pair of windows (3 x 3 x 2 x 3 = 54 columns)
+  int64_t steps = 0;
+  for (const auto& n : p.units[0].nodes)
+    if (n.prim == Prim::Mul) steps = n.type.streamSteps();
+  EXPECT_EQ(steps, 4 * 4) << printProgram(p);
+}
+
 TEST(Lowering, PartialDotsAndLetsLower) {
   Loaded m;
   ir::Context& ctx = *m.ctx;

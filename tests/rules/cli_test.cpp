@@ -33,7 +33,7 @@ TEST(SaturateCli, JsonReportSaturatesVgg) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["stop_reason"], "saturated");
   EXPECT_GT(j["enodes"].get<int>(), 1000);
-  EXPECT_LT(j["enodes"].get<int>(), 3000);
+  EXPECT_LT(j["enodes"].get<int>(), 4000);  // 3,448 (docs/rules.md)
   EXPECT_GT(j["eclasses"].get<int>(), 0);
   EXPECT_GT(j["iterations"].get<int>(), 1);
   EXPECT_LT(j["seconds"].get<double>(), 2.0);

@@ -29,7 +29,7 @@ TEST(RuleLoader, ProjectRulesLoadWithTheirNamesAndGroups) {
   const RuleSet* rs = projectRules();
   ASSERT_TRUE(rs);
   for (const char* name : {"R-HALVE-PARALLELISM", "R-TILE-CONV-HW", "R-TILE-CONV-ICH", "R-TILE-CONV-OCH",
-                           "R-PAD-CONV-HW", "R-PAD-CONV-ICH", "R-PAD-CONV-OCH", "R-PAD-CONV-OCH-DOUBLE", "R-PAD-CONV-KS", "R-CALL-CONV", "R-CALL-CONV-ANY",
+                           "R-PAD-CONV-HW", "R-PAD-CONV-ICH", "R-PAD-CONV-OCH", "R-PAD-CONV-OCH-DOUBLE", "R-PAIR-CONV-W", "R-PAD-CONV-KS", "R-CALL-CONV", "R-CALL-CONV-ANY",
                            "R-PAD-CONV-OCH-WIDE", "R-TILE-CONV-OCH-COMMON", "R-TILE-CONV-HW-MEET", "R-TILE-MMW", "R-TILE-MMH",
                            "R-TILE-MMK", "R-TILE-MV", "R-TILE-MV-ROWS", "R-PAD-MV", "R-PAD-MV-ROWS",
                            "R-PAD-PAR-CONV", "R-SPLIT-PARTIAL-DOT", "R-MERGE-PARTIAL-DOT", "R-SPLIT-PARTIAL-MV",

@@ -102,8 +102,9 @@ TEST(Reachability, VggCifarSharesOneConvolutionAndTheFcReachesItsMv) {
   bool paddedRows = false;
   for (egraph::NodeId n : g.eclass(fcClass).nodes) paddedRows |= g.node(n).op() == Op::PaddedMvRows;
   EXPECT_TRUE(paddedRows);
-  // Near the paper's size (Fig. 12a: about 1,300 e-nodes for VGG).
-  EXPECT_LT(g.nodeCount(), 3000u);
+  // Within a few times the paper's size (Fig. 12a: about 1,300 e-nodes for VGG); the
+  // paired first layer (R-PAIR-CONV-W, five tile sizes) took it from 1,711 to 3,448.
+  EXPECT_LT(g.nodeCount(), 4000u);
 }
 
 TEST(Reachability, VggFirstLayerReachesTheSharedPartialMvThroughParallelConv) {

@@ -116,6 +116,14 @@ std::map<std::string, Generator> generators() {
     auto a = g.scalar(), b = g.scalar();
     return Case{g.conv(h, h, g.pick(1, 3), och, ks, a, b), {g.conv(h, h, 1, 2 * och, ks, a, b)}};
   };
+  m["R-PAIR-CONV-W"] = [](Gen& g) {
+    // two windows fit a line of 64 columns; an even width, an odd kernel; the other
+    // convolution brings the tile extent and the doubled filters
+    int64_t ks = 2 * g.pick(0, 1) + 1, ot = g.pick(1, 3), ich = g.pick(1, ks == 1 ? 4 : 3), och = g.pick(16, 17);
+    int64_t t = ot + ks - 1, h = ot * g.pick(1, 2) + ks - 1, w = 2 * ot * g.pick(1, 2) + ks - 1;
+    auto a = g.scalar(), b = g.scalar();
+    return Case{g.conv(h, w, ich, och, ks, a, b), {g.conv(t, t, 1, 2 * och, ks, a, b)}};
+  };
   m["R-PAD-CONV-KS"] = [](Gen& g) {
     int64_t ks = g.pick(1, 2), pk = ks + g.pick(1, 2), h = g.pick(ks, 5), ph = h + pk - ks + g.pick(0, 2);
     auto a = g.scalar(), b = g.scalar();

@@ -117,6 +117,8 @@ class AddrGen {
   // ---- edits of a view (each throws std::logic_error when its precondition fails) ----
   /// Counter d grows by before + after; the new positions read `fill`.
   void pad(size_t d, int64_t before, int64_t after, int32_t fill);
+  /// Counter d (one digit, extent E) runs backwards: index = E - 1 - counter.
+  void reverse(size_t d);
   /// Counter d (extent E) becomes (windows, size): index = step*window + k.
   void slide(size_t d, int64_t size, int64_t step);
   /// New counter order: new counter i is old counter order[i].
