@@ -144,6 +144,13 @@ TEST(CliSim, AForkedOperandIsBalancedSoALeakyReluTakesAValueEveryCycle) {
   expectProgramPassesAsWritten("leaky_first_layer.ir", 2808.0 / 2772);
 }
 
+// Two output columns a step (PairedConvW): the input read as column pairs and the filters
+// shifted for the odd column are views, simulated bit-exact; the same layer one column a
+// step (leaky_first_layer.ir above) takes 2,808 cycles.
+TEST(CliSim, APairedFirstLayerTakesTwoColumnsAStep) {
+  expectProgramPassesAsWritten("paired_first_layer.ir", 1812.0 / 1930);
+}
+
 TEST(CliSim, SingleChannelWindowPassesBitExact) { expectProgramPassesAsWritten("single_channel_conv.dsl", 88.0 / 84); }
 
 // A partial dot whose chunks a merge sums at once reads interleaved chunks: each step one
