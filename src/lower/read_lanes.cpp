@@ -453,20 +453,30 @@ size_t shapeReadLanes(Program& prog, AccessCounter& counts, bool boxReads) {
 size_t keepReadLines(Program& prog, AccessCounter& counts) {
   size_t changed = 0;
   for (Unit& unit : prog.units)
-    for (Node& read : unit.nodes) {
+    for (size_t at = 0; at < unit.nodes.size(); ++at) {
+      Node& read = unit.nodes[at];
       if (read.prim != Prim::Read) continue;
       const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
-      // Only a read whose lines weigh: at least half as many lines as runs when it keeps
-      // one (its unit's port, which its writes share, may bound it: TinyYolo's paired first
-      // layer reads boxes in 59,904 runs and 46,725 lines, 17,910 keeping 5), but not as
-      // many lines as runs of a line or more each, while runs shorter than a line may share
-      // one (a 2 x 2 pool's window rows of 32 bytes, two windows to a line); only such a
-      // read is walked for every kept-line count. And kept lines must save at least an eighth of them. It
-      // keeps the fewest lines that save seven eighths of what the most could (a window's
-      // rows and their next), not the last few lines a larger register file would save.
+      // Only a read bound by its own lines: more lines than runs when it keeps one, or as
+      // many lines as runs shorter than a line, two of which may share one (a 2 x 2 pool's
+      // window rows of 32 bytes, two windows to a line); only such a read is walked for
+      // every kept-line count. A box read (a SelectLanes takes its lanes) counts from half
+      // as many lines as runs: its unit's writes share the port (TinyYolo's paired first
+      // layer reads boxes in 59,904 runs and 46,725 lines, 17,910 keeping 5, in a unit of
+      // 93,331 lines for 86,815 steps). Other reads with fewer lines than runs stay as
+      // they were: on vgg_cifar_small at 64 DSPs keeping lines for them mispriced a first
+      // layer (11,693 cycles predicted, 14,928 estimated). And kept lines must save at
+      // least an eighth of them. It keeps the fewest lines that save seven eighths of what
+      // the most could (a window's rows and their next), not the last few lines a larger
+      // register file would save.
       const AccessCount single = counts.read(read.addr, bytes, read.type.vectorLanes());
       const int64_t bytesRead = read.type.streamSteps() * read.type.vectorLanes() * bytes;
-      if (2 * single.lines < single.runs || (single.lines == single.runs && bytesRead >= single.runs * kLineBytes)) continue;
+      const bool box = std::any_of(unit.nodes.begin(), unit.nodes.end(), [&](const Node& n) {
+        return n.prim == Prim::SelectLanes && !n.operands.empty() && n.operands[0] == at;
+      });
+      if ((box ? 2 * single.lines : single.lines) < single.runs ||
+          (single.lines == single.runs && bytesRead >= single.runs * kLineBytes))
+        continue;
       const std::vector<int64_t>& lines = counts.readLines(read.addr, bytes, read.type.vectorLanes(), kMaxKeptLines).lines;
       const int64_t one = lines.front(), least = *std::min_element(lines.begin(), lines.end());
       if ((one - least) * 8 < one) continue;
