@@ -7,8 +7,10 @@ figure) and the lowering's estimate (the same cycle model counted on the lowered
 `skeleshare sim` (where the design is small enough to simulate, or with --sim-all) gives
 the cycles the RTL takes in GHDL, bit-exact against the interpreter, 25% memory wait
 states. Beside them: the compute bound (MACs over the budget's multiplier lanes: no design
-within the budget does better) and the memory bound (every input, weight and output byte
-crosses the one 512-bit port once, at the device's sustained lines per cycle).
+within the budget does better), the memory bound (every input, weight and output byte
+crosses the one 512-bit port once, at the device's sustained lines per cycle) and the
+compiler's layer bound (report.json's layer_bound_cycles: layer by layer the longer of its
+compute and its weights' traffic, for the design's DSP blocks; docs/cost-model.md, "Bounds").
 
 usage: benchmarks/cycles.py [--quick] [--sim-all] [--no-sim] [--only NAME,...]
                             [--out DIR] [--skeleshare PATH] [--jobs N]
@@ -116,6 +118,7 @@ def measure(tool, name, prog, flags, simulate, out, dev):
         row["compute_bound"] = math.ceil(row["macs"] / lanes)
     moved = sum(b["bytes"] for b in rep["memory_map"]["buffers"] if b["role"] != "intermediate")
     row["memory_bound"] = math.ceil(moved / 64 / dev["memory_lines_per_cycle"])
+    row["layer_bound"] = rep.get("layer_bound_cycles")
     return row
 
 
@@ -137,6 +140,7 @@ def main():
     ap.add_argument("--skeleshare", default=default_tool())
     ap.add_argument("--jobs", type=int, default=1, help="designs measured at once")
     a = ap.parse_args()
+    a.out = os.path.abspath(a.out)  # the tool runs in the source tree
     dev = device()
     selected = []  # (name, program, flags, simulate) of each design to measure
     for name, prog, flags, sim in DESIGNS:
@@ -150,18 +154,18 @@ def main():
         rows = list(ex.map(lambda t: measure(a.skeleshare, *t, a.out, dev), selected))
     mhz = dev["clock_mhz"]
     lines = ["| design | DSP blocks | predicted | estimated | simulated | sim / pred | sim / est | est / pred |"
-             " compute bound | memory bound | GOPS pred / est / sim |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             " compute bound | memory bound | layer bound | GOPS pred / est / sim |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['name']} | {' '.join(r['error'])} |||||||||")
+            lines.append(f"| {r['name']} | {' '.join(r['error'])} ||||||||||")
             continue
         g = [gops(r["macs"], r.get(k), mhz) if r.get("macs") else None for k in ("predicted", "estimated", "simulated")]
         gs = " / ".join(f"{x:.1f}" if x else "-" for x in g)
         lines.append(f"| {r['name']} | {fmt(r.get('dsps'))} | {fmt(r.get('predicted'))} | {fmt(r.get('estimated'))} | "
                      f"{fmt(r.get('simulated'))} | {ratio(r.get('simulated'), r.get('predicted'))} | "
                      f"{ratio(r.get('simulated'), r.get('estimated'))} | {ratio(r.get('estimated'), r.get('predicted'))} | "
-                     f"{fmt(r.get('compute_bound'))} | {fmt(r.get('memory_bound'))} | {gs} |")
+                     f"{fmt(r.get('compute_bound'))} | {fmt(r.get('memory_bound'))} | {fmt(r.get('layer_bound'))} | {gs} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "cycles.md"), "w") as f:
         f.write(text)

@@ -446,7 +446,7 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
   t.constant = satAdd(t.constant, overhead);
   for (CostExpr::Floor& f : t.floors) f.constant = satAdd(f.constant, satMul(f.den, overhead));
-  const int64_t port = (l->load.lines * 1000 + mem.linesPerKilocycle - 1) / mem.linesPerKilocycle;
+  const int64_t port = portCycles(l->load.lines, mem);
   t.floors.push_back({satAdd(l->load.busiest, overhead), {}, 1});
   t.floors.push_back({satAdd(port, overhead), {}, 1});
   t.floors.push_back({satAdd(l->load.onChipLines, overhead), {}, 1});

@@ -9,8 +9,20 @@ MemorySystem memorySystem(const Device& device) {
   return MemorySystem{std::llround(device.memoryLinesPerCycle * 1000.0), device.memoryLatency};
 }
 
+int64_t portCycles(int64_t lines, const MemorySystem& memory) {
+  return (lines * 1000 + memory.linesPerKilocycle - 1) / memory.linesPerKilocycle;
+}
+
+int64_t layerBoundCycles(uint64_t macs, uint64_t weightBytes, int64_t multipliers, int64_t lineBytes,
+                         const MemorySystem& memory) {
+  const auto lanes = static_cast<uint64_t>(std::max<int64_t>(1, multipliers));
+  const auto compute = static_cast<int64_t>((macs + lanes - 1) / lanes);
+  const auto lines = static_cast<int64_t>((weightBytes + static_cast<uint64_t>(lineBytes) - 1) / static_cast<uint64_t>(lineBytes));
+  return std::max(compute, portCycles(lines, memory));
+}
+
 int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {
-  const int64_t port = (load.lines * 1000 + memory.linesPerKilocycle - 1) / memory.linesPerKilocycle;
+  const int64_t port = portCycles(load.lines, memory);
   // When the stages and the port are both nearly saturated they stall each other: a run
   // waits for a line the port has not delivered yet. Then the unit takes about
   // kInterference of their sum (see cycle_model.h).

@@ -37,26 +37,38 @@ void say(const CompileOptions& o, const std::string& line) {
 constexpr std::string_view kReadShapesPrefix = "// read shapes: ";
 
 /// Performance figures of a design taking `cycles` with `dsps` DSP blocks.
-void performance(Json& j, const cost::Device& device, std::optional<uint64_t> macs, bool ok, int64_t cycles, int64_t dsps) {
+void performance(Json& j, const cost::Device& device, const std::optional<Workload>& work, bool ok, int64_t cycles,
+                 int64_t dsps) {
+  j["macs"] = work ? Json(work->macs) : Json(nullptr);
   double ghz = device.clockMhz / 1000.0;
-  j["predicted_gops"] = ok && macs && cycles > 0 ? Json(static_cast<double>(*macs) * 2.0 * ghz / static_cast<double>(cycles))
-                                                 : Json(nullptr);
-  if (ok && macs && dsps > 0) {
-    // One MAC per multiplier per cycle, as many multipliers per block as 8-bit products
-    // pack: no design with these DSP blocks can take fewer cycles.
-    const auto lanes = static_cast<uint64_t>(dsps * std::max<int64_t>(1, device.productsPerBlock(8, 8)));
-    int64_t bound = static_cast<int64_t>((*macs + lanes - 1) / lanes);
-    j["dsp_bound_cycles"] = bound;
-    j["dsp_efficiency"] = static_cast<double>(bound) / static_cast<double>(std::max<int64_t>(1, cycles));
-  } else {
-    j["dsp_bound_cycles"] = nullptr;
-    j["dsp_efficiency"] = nullptr;
+  j["predicted_gops"] = ok && work && cycles > 0
+                            ? Json(static_cast<double>(work->macs) * 2.0 * ghz / static_cast<double>(cycles))
+                            : Json(nullptr);
+  if (!(ok && work && dsps > 0)) {
+    for (const char* key : {"dsp_bound_cycles", "dsp_efficiency", "layer_bound_cycles", "layer_bound_efficiency"})
+      j[key] = nullptr;
+    return;
   }
+  // One MAC per multiplier per cycle, as many multipliers per block as 8-bit products
+  // pack: no design with these DSP blocks can take fewer cycles.
+  const int64_t lanes = dsps * std::max<int64_t>(1, device.productsPerBlock(8, 8));
+  const auto bound = static_cast<int64_t>((work->macs + static_cast<uint64_t>(lanes) - 1) / static_cast<uint64_t>(lanes));
+  const auto efficiency = [&](int64_t b) { return static_cast<double>(b) / static_cast<double>(std::max<int64_t>(1, cycles)); };
+  j["dsp_bound_cycles"] = bound;
+  j["dsp_efficiency"] = efficiency(bound);
+  // Layer by layer, the longer of its compute and its weights' traffic: no design that
+  // runs its layers one after another on these blocks and this port can take fewer.
+  const cost::MemorySystem memory = cost::memorySystem(device);
+  int64_t layers = 0;
+  for (const Workload::Layer& l : work->layers)
+    layers += cost::layerBoundCycles(l.macs, l.weightBytes, lanes, device.hostLineBits / 8, memory);
+  j["layer_bound_cycles"] = std::max(layers, bound);
+  j["layer_bound_efficiency"] = efficiency(std::max(layers, bound));
 }
 
 /// Saturation, extraction and outlining: fills c.design and the report's extraction
 /// fields. Returns false (with c.status set) when there is no design.
-bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o,
+bool extractDesign(const ir::Module& module, ir::Context& ctx, const std::optional<Workload>& work, const CompileOptions& o,
                    const cost::Device& device, int64_t budget, bool boxReads, Compiled& c) {
   Json& j = c.report;
   std::string rulesDir = o.rulesDir.empty() ? o.dataDir + "/rules" : o.rulesDir;
@@ -151,8 +163,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
   j["dsp_used"] = ok ? Json(r.evaluation.dsps()) : Json(nullptr);
   j["conv_units"] = ok ? Json(r.evaluation.convUnits()) : Json(nullptr);
   j["predicted_cycles"] = ok ? Json(r.evaluation.time()) : Json(nullptr);
-  j["macs"] = macs ? Json(*macs) : Json(nullptr);
-  performance(j, device, macs, ok, ok ? r.evaluation.time() : 0, ok ? r.evaluation.dsps() : 0);
+  performance(j, device, work, ok, ok ? r.evaluation.time() : 0, ok ? r.evaluation.dsps() : 0);
   j["optimal"] = ok && r.optimal;
   j["stopped_by"] = extract::limitName(r.stoppedBy);
   j["effort_spent"] = effort.spent();
@@ -247,7 +258,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, std::optional<uin
 }
 
 /// The cost model's figures for a module as written.
-void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const cost::Device& device, bool paperModel,
+void costAsWritten(const ir::Module& module, const std::optional<Workload>& work, const cost::Device& device, bool paperModel,
                    bool boxReads, Compiled& c) {
   const AsWrittenCost cost = predictAsWritten(module, device, paperModel, boxReads);
   const int64_t time = cost.cycles, dsps = cost.dsps;
@@ -256,8 +267,7 @@ void costAsWritten(const ir::Module& module, std::optional<uint64_t> macs, const
   j["message"] = "lowered as written: no saturation or extraction";
   j["dsp_used"] = dsps;
   j["predicted_cycles"] = time;
-  j["macs"] = macs ? Json(*macs) : Json(nullptr);
-  performance(j, device, macs, true, time, dsps);
+  performance(j, device, work, true, time, dsps);
   c.predictedCycles = time;
 }
 
@@ -341,15 +351,15 @@ bool confirms(const Compiled& c) {
 /// One compile with the given read shapes, from the options' checked prelude `c`: the
 /// extraction (or the program as written) with the cycle model of those reads, then the
 /// lowering with them and the VHDL.
-Compiled compileWith(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o,
+Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::optional<Workload>& work, const CompileOptions& o,
                      const cost::Device& device, int64_t budget, bool boxReads, Compiled c) {
   Json& j = c.report;
   j["read_shapes"] = readShapesName(readShapesOf(boxReads));
   const ir::Module* toLower = &module;
   if (o.asWritten) {
-    costAsWritten(module, macs, device, o.paperModel, boxReads, c);
+    costAsWritten(module, work, device, o.paperModel, boxReads, c);
   } else {
-    if (!extractDesign(module, ctx, macs, o, device, budget, boxReads, c)) return c;
+    if (!extractDesign(module, ctx, work, o, device, budget, boxReads, c)) return c;
     toLower = &*c.design;
   }
 
@@ -421,7 +431,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, std::optional<u
 }
 }  // namespace
 
-Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& o) {
+Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional<Workload>& work, const CompileOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   Compiled c;
   Json& j = c.report;
@@ -456,7 +466,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
   // The paper's model prices no reads, so there is nothing to confirm: box reads, which
   // take a read's box only where it has fewer runs and no more lines.
   if (o.readShapes != ReadShapes::Auto || o.paperModel) {
-    c = compileWith(module, ctx, macs, o, device, budget, o.readShapes != ReadShapes::Lines, std::move(c));
+    c = compileWith(module, ctx, work, o, device, budget, o.readShapes != ReadShapes::Lines, std::move(c));
     c.report["compile_seconds"] = ms(since(start));
     return c;
   }
@@ -475,7 +485,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
                         {"seconds", ms(seconds)}});
   };
   auto t0 = std::chrono::steady_clock::now();
-  Compiled boxes = compileWith(module, ctx, macs, o, device, budget, true, c);
+  Compiled boxes = compileWith(module, ctx, work, o, device, budget, true, c);
   record(boxes, since(t0));
   // A budget no design fits is the same answer with either reads: the DSPs and the
   // convolution units do not depend on them.
@@ -489,7 +499,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint6
                              boxes.estimatedCycles, boxes.predictedCycles)
                : fmt::format("read shapes: no box-read design ({}): compiling again with line reads", boxes.message));
     t0 = std::chrono::steady_clock::now();
-    Compiled lines = compileWith(module, ctx, macs, o, device, budget, false, c);
+    Compiled lines = compileWith(module, ctx, work, o, device, budget, false, c);
     record(lines, since(t0));
     // The confirmed one; else the faster hardware of the two; else whichever has a design.
     const bool bothOk = boxes.status == Status::Ok && lines.status == Status::Ok;

@@ -10,7 +10,7 @@ namespace {
 // an absurd program cannot report a small number.
 class Summarizer {
  public:
-  explicit Summarizer(std::vector<LayerInfo>& out) : out_(out) {}
+  Summarizer(const Program& prog, std::vector<LayerInfo>& out) : prog_(prog), out_(out) {}
 
   void walk(const Expr& e, const std::string& binding, uint64_t calls) {
     if (e.kind == ExprKind::Lambda) {
@@ -25,6 +25,7 @@ class Summarizer {
     for (size_t i = 0; i < static_cast<size_t>(bi.valueArgs); ++i) {
       walk(*e.args[i], binding, calls);
       info.inputs.push_back(e.args[i]->type);
+      info.weightBytes = saturatingAdd(info.weightBytes, weightBytes(*e.args[i]));
     }
     if (higher) walk(*e.args.back(), binding, saturatingMul(calls, static_cast<uint64_t>(e.args[0]->type.shape[0])));
     info.op = std::string(bi.name);
@@ -38,6 +39,16 @@ class Summarizer {
   }
 
  private:
+  /// The bytes of a weight the argument names, else 0.
+  uint64_t weightBytes(const Expr& arg) const {
+    if (arg.kind != ExprKind::Name || arg.stmt < 0 || prog_.stmts.at(static_cast<size_t>(arg.stmt)).kind != StmtKind::Weight)
+      return 0;
+    uint64_t bytes = static_cast<uint64_t>((arg.type.bits + 7) / 8);
+    for (int64_t d : arg.type.shape) bytes = saturatingMul(bytes, static_cast<uint64_t>(d));
+    return bytes;
+  }
+
+  const Program& prog_;
   std::vector<LayerInfo>& out_;
 };
 
@@ -72,7 +83,7 @@ uint64_t macsOf(Builtin b, const std::vector<ValueType>& args) {
 
 std::vector<LayerInfo> summarize(const Program& prog) {
   std::vector<LayerInfo> out;
-  Summarizer s(out);
+  Summarizer s(prog, out);
   for (const Stmt& st : prog.stmts)
     if (st.live && st.value) s.walk(*st.value, st.name, 1);
   return out;

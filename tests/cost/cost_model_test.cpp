@@ -102,6 +102,21 @@ TEST(Device, MemoryPortOfTheBoard) {
   EXPECT_EQ(unitCycles({100, 140, 5, 150}, m), 200 + 5 + 4);
 }
 
+// A layer's bound: its MACs over the multipliers, or its weights over the port.
+TEST(Device, LayerBoundIsComputeOrWeightTraffic) {
+  MemorySystem m = memorySystem(findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR));
+  // self-attention's Q projection on 2,048 multipliers: 128 cycles of compute, its
+  // 64 x 64 weights 64 lines (92 cycles of the port)
+  EXPECT_EQ(layerBoundCycles(262'144, 4'096, 2'048, 64, m), 128);
+  // a VGG-CIFAR 512 x 3 x 3 x 512 layer on 2 x 2 pixels: 36,864 weight lines, 52,663
+  // cycles of the port, where its 9,437,184 MACs take 3,511 on 2,688 multipliers
+  EXPECT_EQ(layerBoundCycles(9'437'184, 2'359'296, 2'688, 64, m), 52'663);
+  EXPECT_EQ(layerBoundCycles(9'437'184, 2'359'296, 128, 64, m), 73'728);
+  // a part line is a line; no multipliers count as one
+  EXPECT_EQ(layerBoundCycles(0, 1, 1, 64, m), 2);
+  EXPECT_EQ(layerBoundCycles(5, 0, 0, 64, m), 5);
+}
+
 TEST_F(CostTest, ParallelDotTimeAndDsps) {
   // M = 64, N = 576, P = 64: 1 * 9 passes, 64 * 64 DSPs (the 64-DSP cap per dot product).
   NodeCost c = model.nodeCost(ir::dotF(ctx, 64, 576, i8, i8, 64)->body()->body());

@@ -20,7 +20,7 @@ CompileOptions options() {
 
 TEST(Driver, ExtractsLowersAndEmitsSelfAttention) {
   auto m = test_support::loadDsl(bench("self_attention_small.dsl"));
-  Compiled c = compile(m.module, *m.ctx, 2560, options());
+  Compiled c = compile(m.module, *m.ctx, Workload{2560, {}}, options());
   ASSERT_EQ(c.status, Status::Ok) << c.message;
   ASSERT_TRUE(c.hardware && c.program && c.design);
   EXPECT_EQ(c.report["status"], "ok");

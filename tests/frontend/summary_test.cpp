@@ -48,6 +48,10 @@ TEST(Summary, LayersAndMacs) {
   EXPECT_EQ(layers[7].macs, 36u);
   EXPECT_EQ(layers[8].macs, 48u);
   EXPECT_EQ(totalMacs(layers), 21600u + 360 + 168 + 36 + 48);
+  // The weights each layer names (inputs and computed values are not weights).
+  std::vector<uint64_t> weightBytes;
+  for (const auto& l : layers) weightBytes.push_back(l.weightBytes);
+  EXPECT_EQ(weightBytes, (std::vector<uint64_t>{0, 8 * 27, 0, 0, 0, 5 * 72, 7 * 4, 3, 3}));
 }
 
 TEST(Summary, DeadLetsDoNotCountAndLetsCountOnce) {

@@ -54,6 +54,16 @@ struct UnitLoad {
 /// last write.
 int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory);
 
+/// Cycles the port takes to move `lines` lines.
+int64_t portCycles(int64_t lines, const MemorySystem& memory);
+
+/// The fewest cycles one layer can take when layers run one after another (as the units
+/// do): its MACs over the multipliers, or its weights' lines over the port (every weight
+/// byte is read at least once), whichever is longer. Summed over a program's layers it
+/// bounds every design with those multipliers (docs/cost-model.md, "Bounds").
+int64_t layerBoundCycles(uint64_t macs, uint64_t weightBytes, int64_t multipliers, int64_t lineBytes,
+                         const MemorySystem& memory);
+
 /// Cycles between one unit's end and the next one's start.
 inline constexpr int64_t kUnitSwitch = 1;
 /// The interference of a saturated port with the stages it feeds: 5/8 of their sum.

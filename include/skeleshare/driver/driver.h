@@ -84,9 +84,21 @@ struct Compiled {
   int64_t estimatedCycles = 0;                  // the lowering's estimate
 };
 
-/// Runs the pipeline. `macs` (from the DSL summary) feeds the GOPS figures when known.
+/// What a program computes, from its DSL summary (frontend/summary.h): the MACs of the
+/// GOPS figures, and per layer what the layer bound needs (report.json's
+/// `layer_bound_cycles`, docs/cost-model.md, "Bounds").
+struct Workload {
+  struct Layer {
+    uint64_t macs = 0;
+    uint64_t weightBytes = 0;  // the weights it names: read at least once
+  };
+  uint64_t macs = 0;
+  std::vector<Layer> layers;
+};
+
+/// Runs the pipeline. `work` (known for a DSL program) feeds the GOPS figures and bounds.
 /// Throws only on internal errors; input problems come back as a status.
-Compiled compile(const ir::Module& module, ir::Context& ctx, std::optional<uint64_t> macs, const CompileOptions& options);
+Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional<Workload>& work, const CompileOptions& options);
 
 /// The cost model's cycles and DSP blocks for a module as written (its outputs one after
 /// another), with the hardware's cycle model unless `paperModel`.

@@ -20,6 +20,8 @@ struct LayerInfo {
   /// map/zip/reduce iterations when it sits in a lambda body.
   uint64_t calls = 1;
   uint64_t macs = 0;  // for all calls together
+  /// Bytes of the weights named as its value arguments: memory it reads at least once.
+  uint64_t weightBytes = 0;
 };
 
 /// MACs of one call of a DSP operator with the given argument types (0 otherwise):

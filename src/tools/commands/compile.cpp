@@ -16,7 +16,6 @@
 #include "memory_fit.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
-#include "skeleshare/frontend/summary.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/vhdl/emitter.h"
@@ -54,13 +53,12 @@ int runCompile(CompileCommandOptions o) {
   auto loaded = loadProgram(o.file, std::cerr);
   if (!loaded) return kExitInputError;
   if (!interfaceFitsMemory(*loaded, std::cerr)) return kExitInputError;
-  std::optional<uint64_t> macs;
-  if (loaded->dsl) macs = frontend::totalMacs(frontend::summarize(*loaded->dsl));
+  const std::optional<driver::Workload> work = workloadOf(*loaded);
   o.compile.dataDir = SKELESHARE_DATA_DIR;
   o.compile.design = vhdl::vhdlIdentifier(std::filesystem::path(o.file).stem().string());
   if (!o.quiet) o.compile.progress = [](const std::string& line) { std::cerr << line << '\n'; };
 
-  driver::Compiled c = driver::compile(loaded->module, *loaded->ctx, macs, o.compile);
+  driver::Compiled c = driver::compile(loaded->module, *loaded->ctx, work, o.compile);
   if (c.status == driver::Status::BadInput) {
     std::cerr << "skeleshare compile: error: " << c.message << '\n';
     return kExitUsage;

@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "skeleshare/frontend/summary.h"
 #include "skeleshare/ir/parser.h"
 #include "skeleshare/ir/verifier.h"
 #include "skeleshare/support/diagnostics.h"
@@ -59,6 +60,18 @@ std::unique_ptr<LoadedProgram> loadProgram(const std::string& path, std::ostream
     return nullptr;
   }
   return loaded;
+}
+
+std::optional<driver::Workload> workloadOf(const LoadedProgram& program) {
+  if (!program.dsl) return std::nullopt;
+  const auto layers = frontend::summarize(*program.dsl);
+  driver::Workload work;
+  work.macs = frontend::totalMacs(layers);
+  // Only the DSP layers: each is its own unit (or units), so their bounds add up; an
+  // element-wise layer may run inside one of them.
+  for (const frontend::LayerInfo& l : layers)
+    if (l.dsp) work.layers.push_back({l.macs, l.weightBytes});
+  return work;
 }
 
 }  // namespace skeleshare::tools

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "skeleshare/driver/driver.h"
 #include "skeleshare/frontend/frontend.h"
 #include "skeleshare/ir/context.h"
 #include "skeleshare/support/source.h"
@@ -28,5 +29,9 @@ enum class SourceKind { Dsl, Ir };
 SourceKind sourceKindOf(const std::string& path);
 
 std::unique_ptr<LoadedProgram> loadProgram(const std::string& path, std::ostream& err);
+
+/// What a DSL program computes (its MACs, and its DSP layers' MACs and weights); nothing
+/// for a .ir program, whose layers the IR does not name.
+std::optional<driver::Workload> workloadOf(const LoadedProgram& program);
 
 }  // namespace skeleshare::tools

@@ -21,7 +21,6 @@
 #include "memory_fit.h"
 #include "program_loader.h"
 #include "skeleshare/driver/driver.h"
-#include "skeleshare/frontend/summary.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/support/npy.h"
 #include "skeleshare/vhdl/ghdl.h"
@@ -124,12 +123,11 @@ int runSim(SimCommandOptions o) {
   o.compile.dataDir = SKELESHARE_DATA_DIR;
   o.compile.design = vhdl::vhdlIdentifier(std::filesystem::path(o.file).stem().string());
   if (!o.quiet) o.compile.progress = [](const std::string& line) { std::cerr << line << '\n'; };
-  std::optional<uint64_t> macs;
-  if (loaded->dsl) macs = frontend::totalMacs(frontend::summarize(*loaded->dsl));
+  const std::optional<driver::Workload> work = workloadOf(*loaded);
 
   // The reference first: it is what the hardware must compute.
   Tensors want = ir::evaluateModule(loaded->module, *loaded->ctx, inputs);
-  driver::Compiled c = driver::compile(loaded->module, *loaded->ctx, macs, o.compile);
+  driver::Compiled c = driver::compile(loaded->module, *loaded->ctx, work, o.compile);
   switch (c.status) {
     case driver::Status::Ok: break;
     case driver::Status::NoDesign: return err(c.message, kExitNoDesign);
