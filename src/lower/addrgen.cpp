@@ -253,6 +253,16 @@ void AddrGen::pad(size_t d, int64_t before, int64_t after, int32_t fill) {
   groups[d].radices = {counters[d].extent};
 }
 
+bool AddrGen::extend(size_t d, int64_t before, int64_t after) {
+  if (!isClassicView()) return false;
+  AddrGen grown = *this;
+  grown.pad(d, before, after, 0);
+  grown.masks.erase(grown.masks.begin());  // in classic view form, pad puts its mask in front
+  if (!grown.check().empty()) return false;
+  *this = std::move(grown);
+  return true;
+}
+
 void AddrGen::padDigit(size_t d, size_t i, int64_t radix, int32_t fill) {
   requireView(*this, "padDigit");
   if (!isClassicView() || d >= counters.size()) fail("padDigit of counters that share their indices with others");

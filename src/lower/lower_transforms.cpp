@@ -142,16 +142,11 @@ Sym Lowerer::dataTransform(const ir::Term* t, const Env& env) {
     case Op::PairedConvW: {  // out[y][2x+e][o] = TiledConvHW(in', wgt', f)[y][x][e*O + o] (docs/ir.md)
       // in': columns 2x and 2x+1 as one of 2C channels, after (KS-1)/2 zero pairs: a view
       const int64_t o = ext(y, c), ks = ext(y, c + 1);
-      x.gen.pad(c + 1, 0, ks - 1, 0);
       // Those zero columns only ever meet zero weights (a tap past the last column has
       // 2j + d - e >= KS). Where the buffer has the columns (or an outer mask guards them),
       // reading them unmasked changes no sum and keeps the windows' masks the coordinates'
       // bounds that a box read needs.
-      if (x.gen.isClassicView()) {
-        AddrGen unmasked = x.gen;
-        unmasked.masks.erase(unmasked.masks.begin());
-        if (unmasked.check().empty()) x.gen = std::move(unmasked);
-      }
+      if (!x.gen.extend(c + 1, 0, ks - 1)) x.gen.pad(c + 1, 0, ks - 1, 0);
       x.gen.split(c + 1, 2);
       x.gen.flatten(c + 2);  // [H][W/2 + (KS-1)/2][2C]
       // wgt'[e*O + o][ky][j][d*C + c] = wgt[o][ky][2j + d - e][c]: kx padded by one in

@@ -90,6 +90,22 @@ TEST(AddrGen, ReverseRunsACounterBackwardsThroughItsMasks) {
   EXPECT_THROW(flat.reverse(0), std::logic_error) << "a flattened index is not one digit";
 }
 
+TEST(AddrGen, ExtendReadsTheBuffersOwnElementsWhereItHasThem) {
+  Tensor src = iota({2, 5});
+  AddrGen g = AddrGen::identity({2, 5});
+  g.slice(1, 1, 2);  // columns 1 and 2 of each row
+  ASSERT_TRUE(g.extend(1, 1, 2));  // columns 0 to 4: all in the buffer, no mask
+  EXPECT_TRUE(g.masks.empty());
+  EXPECT_EQ(g.check(), "");
+  EXPECT_EQ(readThrough(g, src), src);
+  // past the buffer's end it would need a mask: not done, nothing changed
+  AddrGen before = g;
+  EXPECT_FALSE(g.extend(1, 0, 1));
+  EXPECT_EQ(g.str(), before.str());
+  g.pad(1, 0, 1, -1);  // which pad does, with its mask
+  EXPECT_EQ(readThrough(g, src).at({1, 5}), -1);
+}
+
 TEST(AddrGen, SlideMakesWindowsWithStep) {
   Tensor src = iota({7});
   AddrGen g = AddrGen::identity({7});

@@ -117,6 +117,12 @@ class AddrGen {
   // ---- edits of a view (each throws std::logic_error when its precondition fails) ----
   /// Counter d grows by before + after; the new positions read `fill`.
   void pad(size_t d, int64_t before, int64_t after, int32_t fill);
+  /// Counter d grows by before + after like pad, but the new positions read the buffer's
+  /// own elements (no mask): for a caller whose new positions only ever meet zeros (a
+  /// pairing's columns past the image, against zero taps). Done, and true, only in
+  /// classic view form and where every new position stays inside the buffer (check());
+  /// otherwise the generator is unchanged and the result is false.
+  bool extend(size_t d, int64_t before, int64_t after);
   /// Counter d (one digit, extent E) runs backwards: index = E - 1 - counter.
   void reverse(size_t d);
   /// Counter d (extent E) becomes (windows, size): index = step*window + k.
