@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace skeleshare::cost {
 
@@ -13,12 +14,16 @@ int64_t portCycles(int64_t lines, const MemorySystem& memory) {
   return (lines * 1000 + memory.linesPerKilocycle - 1) / memory.linesPerKilocycle;
 }
 
+int64_t computeCycles(uint64_t macs, int64_t multipliers) {
+  const auto lanes = static_cast<uint64_t>(std::max<int64_t>(1, multipliers));
+  const uint64_t cycles = macs / lanes + (macs % lanes != 0 ? 1 : 0);
+  return static_cast<int64_t>(std::min<uint64_t>(cycles, std::numeric_limits<int64_t>::max()));
+}
+
 int64_t layerBoundCycles(uint64_t macs, uint64_t weightBytes, int64_t multipliers, int64_t lineBytes,
                          const MemorySystem& memory) {
-  const auto lanes = static_cast<uint64_t>(std::max<int64_t>(1, multipliers));
-  const auto compute = static_cast<int64_t>((macs + lanes - 1) / lanes);
   const auto lines = static_cast<int64_t>((weightBytes + static_cast<uint64_t>(lineBytes) - 1) / static_cast<uint64_t>(lineBytes));
-  return std::max(compute, portCycles(lines, memory));
+  return std::max(computeCycles(macs, multipliers), portCycles(lines, memory));
 }
 
 int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {

@@ -19,6 +19,7 @@
 #include "skeleshare/lower/summary.h"
 #include "skeleshare/rules/saturate.h"
 #include "skeleshare/support/diagnostics.h"
+#include "skeleshare/support/saturating.h"
 
 namespace skeleshare::driver {
 namespace {
@@ -52,7 +53,7 @@ void performance(Json& j, const cost::Device& device, const std::optional<Worklo
   // One MAC per multiplier per cycle, as many multipliers per block as 8-bit products
   // pack: no design with these DSP blocks can take fewer cycles.
   const int64_t lanes = dsps * std::max<int64_t>(1, device.productsPerBlock(8, 8));
-  const auto bound = static_cast<int64_t>((work->macs + static_cast<uint64_t>(lanes) - 1) / static_cast<uint64_t>(lanes));
+  const int64_t bound = cost::computeCycles(work->macs, lanes);
   const auto efficiency = [&](int64_t b) { return static_cast<double>(b) / static_cast<double>(std::max<int64_t>(1, cycles)); };
   j["dsp_bound_cycles"] = bound;
   j["dsp_efficiency"] = efficiency(bound);
@@ -61,9 +62,10 @@ void performance(Json& j, const cost::Device& device, const std::optional<Worklo
   const cost::MemorySystem memory = cost::memorySystem(device);
   int64_t layers = 0;
   for (const Workload::Layer& l : work->layers)
-    layers += cost::layerBoundCycles(l.macs, l.weightBytes, lanes, device.hostLineBits / 8, memory);
-  j["layer_bound_cycles"] = std::max(layers, bound);
-  j["layer_bound_efficiency"] = efficiency(std::max(layers, bound));
+    layers = saturatingAdd(layers, cost::layerBoundCycles(l.macs, l.weightBytes, lanes, device.hostLineBits / 8, memory));
+  const int64_t layerBound = std::max(layers, bound);  // a workload without its layers: the compute bound
+  j["layer_bound_cycles"] = layerBound;
+  j["layer_bound_efficiency"] = efficiency(layerBound);
 }
 
 /// Saturation, extraction and outlining: fills c.design and the report's extraction

@@ -115,6 +115,10 @@ TEST(Device, LayerBoundIsComputeOrWeightTraffic) {
   // a part line is a line; no multipliers count as one
   EXPECT_EQ(layerBoundCycles(0, 1, 1, 64, m), 2);
   EXPECT_EQ(layerBoundCycles(5, 0, 0, 64, m), 5);
+  // an absurd program's saturated MAC count stays the largest count, not a negative one
+  EXPECT_EQ(computeCycles(UINT64_MAX, 1), INT64_MAX);
+  EXPECT_EQ(computeCycles(UINT64_MAX, 2), INT64_MAX);
+  EXPECT_EQ(computeCycles(7, 2), 4);
 }
 
 TEST_F(CostTest, ParallelDotTimeAndDsps) {

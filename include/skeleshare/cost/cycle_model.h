@@ -57,6 +57,10 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory);
 /// Cycles the port takes to move `lines` lines.
 int64_t portCycles(int64_t lines, const MemorySystem& memory);
 
+/// Cycles `multipliers` (at least one) take for `macs` multiply-accumulates, one each a
+/// cycle: the compute bound. Saturates at the largest int64_t.
+int64_t computeCycles(uint64_t macs, int64_t multipliers);
+
 /// The fewest cycles one layer can take when layers run one after another (as the units
 /// do): its MACs over the multipliers, or its weights' lines over the port (every weight
 /// byte is read at least once), whichever is longer. Summed over a program's layers it
