@@ -3,6 +3,7 @@
 
     benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
                             [--hierarchical | --per-module [--jobs N]] [--lut-mapper abc9|abc]
+                            [--blocks-only]
                             [--entity NAME [-g GENERIC=VALUE]...]
 
 DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
@@ -27,6 +28,11 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    own cells, its submodules counted under theirs; "generated" = the design's top and units).)
    (`--lut-mapper abc`: the same script up to its map_luts step, then classic `abc -lut 6`
    and the ALM cell mapping: no timing model, but it finishes where abc9 runs for hours.)
+   (`--blocks-only`: the same script up to its map_ffram step, so the DSP blocks, M20Ks and
+   MLABs are mapped exactly as the full run maps them but no logic is: no ALM figures. The
+   LUT mapping is most of a full design's yosys time; this measures the hard blocks of
+   designs whose full synthesis takes hours. Written to DIR/synth/blocks/ and
+   report.json["synth_blocks"], never to "synth".)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
 3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
    percentages of the device named in report.json (rules/devices/<device>.json).
@@ -191,6 +197,10 @@ SYNTH_FLAGS = "-noiopad"
 
 def synth_command(args, top, flatten):
     cmd = f"synth_intel_alm -family {FAMILY} -top {top} {SYNTH_FLAGS} {flatten}".rstrip()
+    if args.blocks_only:
+        # begin, coarse (DSP inference and mapping), map_bram (M20K), map_lutram (MLAB):
+        # the hard blocks as the full flow maps them; the later steps map only logic
+        return cmd + " -run begin:map_ffram"
     if args.lut_mapper == "abc":
         # the same flow up to map_luts, then classic ABC and the ALM cell mapping that
         # synth_intel_alm applies after abc9
@@ -333,6 +343,51 @@ def dsp_agreement(synth, report):
             " (see docs/hardware.md, 'Synthesis and resources')")
 
 
+def report_logic(synth, cells, dev, report, args):
+    """A full synthesis' figures into synth (report.json["synth"]), printed."""
+    synth.update(count_cells(cells))
+    synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
+                        "m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
+                        "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
+    synth["device"] = dev.get("name", "")
+    synth["dsp_agreement"] = (dsp_agreement(synth, report) if not args.entity
+                              else "not compared (one entity, not the design)")
+    p = synth["percent"]
+    print(f"yosys: {synth['yosys_seconds']:.1f} s; {dev.get('name', 'device')}: ALMs ~{synth['alms']} ({p['alms']}%) "
+          f"[{synth['luts']} LUTs, {synth['ffs']} FFs, {synth['mlabs']} MLABs], M20K {synth['m20k']} ({p['m20k']}%), "
+          f"DSP {synth['dsps']} ({p['dsps']}%)")
+    print(f"DSPs {synth['dsp_agreement']}")
+    for t, f in synth.get("by_template", {}).items():
+        print(f"  {t:16} x{f['instances']:<4} ALMs ~{f['alms']:>8}  LUTs {f['luts']:>8} "
+              f"(carry {f['luts_by_kind'].get('MISTRAL_ALUT_ARITH', 0)})  FFs {f['ffs']:>8}  "
+              f"MLABs {f['mlabs']:>6}  DSP {f['dsps']}")
+
+
+BLOCK_KEYS = ("m20k", "mlabs", "dsp_mults", "dsps")
+
+
+def report_blocks(synth, cells, dev, report):
+    """A --blocks-only run's figures (hard blocks, no logic) into synth, printed. A memory
+    that neither M20K nor MLAB took is still a $mem_v2 cell here (the full flow makes it
+    flip-flops): counted as memories_in_logic."""
+    synth.update({k: v for k, v in count_cells(cells).items() if k in BLOCK_KEYS})
+    synth["memories_in_logic"] = cells.get("$mem_v2", 0)
+    synth["percent"] = {"m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
+                        "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
+    synth["device"] = dev.get("name", "")
+    synth["dsp_agreement"] = dsp_agreement(synth, report)
+    synth["by_template"] = {t: {"instances": f["instances"], **{k: f[k] for k in BLOCK_KEYS}}
+                            for t, f in synth.get("by_template", {}).items()}
+    p = synth["percent"]
+    print(f"yosys (hard blocks only): {synth['yosys_seconds']:.1f} s; {dev.get('name', 'device')}: "
+          f"M20K {synth['m20k']} ({p['m20k']}%), DSP {synth['dsps']} ({p['dsps']}%), {synth['mlabs']} MLABs, "
+          f"{synth['memories_in_logic']} memories left to logic")
+    print(f"DSPs {synth['dsp_agreement']}")
+    for t, f in synth["by_template"].items():
+        if f["m20k"] or f["mlabs"] or f["dsps"]:
+            print(f"  {t:16} x{f['instances']:<4} M20K {f['m20k']:>6}  MLABs {f['mlabs']:>6}  DSP {f['dsps']}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir", help="output directory of `skeleshare compile`")
@@ -352,6 +407,9 @@ def main():
     ap.add_argument("--per-module", action="store_true",
                     help="like --hierarchical, but one yosys run per module (submodules as black boxes), "
                          "reusing the results of modules whose text and script are unchanged")
+    ap.add_argument("--blocks-only", action="store_true",
+                    help="map DSP blocks, M20Ks and MLABs only (synth_intel_alm up to map_ffram): exact hard-block "
+                         "counts in a fraction of the time, no logic figures; report.json[\"synth_blocks\"]")
     ap.add_argument("--jobs", type=int, default=1, help="--per-module: yosys runs at once (default 1)")
     ap.add_argument("--entity", help="synthesise this entity instead of report.json's top")
     ap.add_argument("-g", dest="generics", action="append", default=[], metavar="NAME=VALUE",
@@ -380,6 +438,10 @@ def main():
         raise SynthError("-g needs --entity (the design's top has no generics)")
     key = "synth"
     work = os.path.join(d, "synth")
+    if args.blocks_only:
+        if args.entity or args.ghdl_only or args.lut_mapper != "abc9":
+            raise SynthError("--blocks-only maps no logic: it takes neither --entity, --ghdl-only nor --lut-mapper")
+        key, work = "synth_blocks", os.path.join(work, "blocks")
     if args.entity:
         top, key, work = args.entity, "synth_entity", os.path.join(work, args.entity)
     os.makedirs(work, exist_ok=True)
@@ -417,30 +479,19 @@ def main():
             if not module or "num_cells_by_type" not in module:
                 raise SynthError(f"{stat_json}: no cell statistics for {top}")
             cells = module["num_cells_by_type"]
-        mapper = " (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else ""
+        mapper = (" (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else "") + \
+            (" -run begin:map_ffram (hard blocks only)" if args.blocks_only else "")
         how = " (one run per module)" if args.per_module else ""
         synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {SYNTH_FLAGS} {flatten}".rstrip() + mapper
                       + how, "yosys_seconds": round(yosys_s, 1), "cells": cells})
-        synth.update(count_cells(cells))
-        synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
-                            "m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
-                            "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
-        synth["device"] = dev.get("name", "")
-        synth["dsp_agreement"] = (dsp_agreement(synth, report) if not args.entity
-                                  else "not compared (one entity, not the design)")
-        p = synth["percent"]
-        print(f"yosys: {yosys_s:.1f} s; {dev.get('name', 'device')}: ALMs ~{synth['alms']} ({p['alms']}%) "
-              f"[{synth['luts']} LUTs, {synth['ffs']} FFs, {synth['mlabs']} MLABs], M20K {synth['m20k']} ({p['m20k']}%), "
-              f"DSP {synth['dsps']} ({p['dsps']}%)")
-        print(f"DSPs {synth['dsp_agreement']}")
+        if args.blocks_only:
+            report_blocks(synth, cells, dev, report)
+        else:
+            report_logic(synth, cells, dev, report, args)
         if "cpu_seconds" in synth.get("modules", {}):
             m = synth["modules"]
             print(f"modules: {m['unique']} ({m['synthesised']} synthesised, {m['reused']} reused); yosys CPU over all of "
                   f"them {m['cpu_seconds']:.0f} s, at most {m['peak_mb']:.0f} MB in one")
-        for t, f in synth.get("by_template", {}).items():
-            print(f"  {t:16} x{f['instances']:<4} ALMs ~{f['alms']:>8}  LUTs {f['luts']:>8} "
-                  f"(carry {f['luts_by_kind'].get('MISTRAL_ALUT_ARITH', 0)})  FFs {f['ffs']:>8}  "
-                  f"MLABs {f['mlabs']:>6}  DSP {f['dsps']}")
 
     report[key] = synth
     write_json_atomically(report_path, report)

@@ -1,9 +1,11 @@
 // benchmarks/synth.py on a compiled design: `ghdl synth` must accept what `compile` emits.
-// yosys runs here on one template only: on today's templates a whole design needs many
-// minutes even for the small stencil (docs/hardware.md, "Synthesis and resources").
+// yosys runs here on one template only, or up to the hard blocks (--blocks-only) on a design
+// of one small unit: on today's templates a whole design's logic takes many minutes even for
+// the small stencil (docs/hardware.md, "Synthesis and resources").
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -153,6 +155,35 @@ TEST(CliSynth, PerModuleRunsReuseUnchangedModules) {
     EXPECT_EQ(s["by_template"]["ss_reduce_vec"]["instances"], 1) << s.dump();
     EXPECT_EQ(s["by_template"]["ss_reduce_vec"]["luts"], s["luts"]);
   }
+}
+
+TEST(CliSynth, BlocksOnlyMapsAWholeDesignsDspBlocksAsTheCompilerCountsThem) {
+  // --blocks-only runs synth_intel_alm up to its logic mapping, per module: on a whole
+  // design (one 8 x 8 x 8 matrix product at 8 blocks, 16 lanes) yosys's DSP blocks must
+  // be the compiler's, two i8 products per block. The figures go to "synth_blocks" with
+  // no logic figures, and never replace a full run's "synth".
+  auto dir = scratchDir();
+  { std::ofstream(dir / "mm.dsl") << "input x : i8[8][8];\nweight w : i8[8][8];\noutput y = requant(mm(x, w), 6);\n"; }
+  auto out = dir / "out";
+  auto c = runTool({"compile", (dir / "mm.dsl").string(), "--dsp-budget", "8", "-o", out.string(), "-q"}, dir);
+  ASSERT_EQ(c.exitCode, 0) << c.out << c.err;
+  auto r = runSynth(out, "--per-module --blocks-only", dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto report = nlohmann::json::parse(readFile(out / "report.json"));
+  EXPECT_FALSE(report.contains("synth"));
+  auto s = report["synth_blocks"];
+  EXPECT_EQ(report["hardware"]["dsp_multiplier_lanes"], 16) << report["hardware"].dump();
+  EXPECT_EQ(s["dsps"], report["hardware"]["dsps"]) << s.dump();
+  EXPECT_EQ(s["dsp_mults"]["MISTRAL_MUL18X18"], 16) << s.dump();
+  EXPECT_EQ(s["dsp_agreement"].get<std::string>().rfind("agree:", 0), 0u) << s.dump();
+  EXPECT_FALSE(s.contains("alms"));  // no logic was mapped
+  EXPECT_TRUE(s.contains("m20k"));
+  EXPECT_TRUE(s.contains("memories_in_logic"));
+  EXPECT_EQ(s["by_template"]["ss_mul"]["dsps"], 8) << s.dump();
+  // a run of one entity, or of GHDL only, is not a count of the design's blocks
+  auto bad = runSynth(out, "--blocks-only --entity ss_mul -g LANES=2", dir);
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.err.find("--blocks-only"), std::string::npos) << bad.err;
 }
 
 TEST(CliSynth, ToolFailureIsAnErrorWithTheToolsLastLines) {
