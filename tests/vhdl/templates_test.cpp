@@ -95,6 +95,13 @@ TEST(Templates, ChunkedConstantComparesAgreeWithLessThan) {
   expectPackageTestbenchPasses("below", 100'000);
 }
 
+TEST(Templates, ConstantProductsBySumsOfShiftsAreProducts) {
+  // ss_pkg.times: the address generators' products by a constant, written as shifts and
+  // adds so that synthesis builds no multiplier; every small constant and the powers of
+  // two and their neighbours, positive and negative
+  expectPackageTestbenchPasses("times", 30'000);
+}
+
 TEST(Templates, SimulatedShiftersAgreeWithTheStagesSynthesisBuilds) {
   // ss_pkg's shifters take slices in simulation and are barrel shifters in synthesis;
   // every unit, width and amount was checked

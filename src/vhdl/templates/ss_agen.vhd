@@ -300,7 +300,7 @@ begin
                   M_OFFSET, M_COEF, digit, raw, mval);
     -- the first element's byte, line and offset (also when it is masked: then its
     -- address may lie outside the buffer, even below 0, and only locates the run)
-    byte := to_signed(BASE + raw * EBYTES, 34);
+    byte := to_signed(BASE + times(raw, EBYTES), 34);
     o    := to_integer(unsigned(byte(5 downto 0)));
     md := 0;
     if MODE1 then  -- every aligned lowest digit at 0
@@ -342,7 +342,7 @@ begin
           if TAIL_DIGIT(m) >= 0 then  -- the group's value, and where it reaches the threshold
             gv := G_OFFSET(D_GROUP(TAIL_DIGIT(m)));
             for k in 0 to NC - 1 loop
-              gv := gv + G_COEF(D_GROUP(TAIL_DIGIT(m)) * NC + k) * ctr(k);
+              gv := gv + times(ctr(k), G_COEF(D_GROUP(TAIL_DIGIT(m)) * NC + k));
             end loop;
             run_window(gv, gv + T_T_MIN(mdc * NMV + m) - 1, M_HI(m) * D_DIV(TAIL_DIGIT(m)),
                        T_T_MIN(mdc * NMV + m), T_T_MAX(mdc * NMV + m), lo_c, hi_c);

@@ -13,6 +13,13 @@ package ss_pkg is
   constant LINE_BYTES : positive := 64;
 
   -- Floor division and modulo (VHDL's "/" truncates towards zero).
+  -- x * c for a constant c (a generic or a function of the generics): the sum of x
+  -- shifted by each set bit of c, so that synthesis builds adders and never a
+  -- multiplier. yosys maps a product whose constant has four or more significant bits
+  -- to DSP blocks (a 32-bit counter times 576 took a MUL27X27 and a MUL18X18), which the
+  -- compiler does not count: every DSP block of a design is one of its ss_mul lanes
+  -- (docs/hardware.md, "Synthesis and resources"). No partial value exceeds |x * c|.
+  function times(x : integer; c : integer) return integer;
   function floor_div(a : integer; b : positive) return integer;
   function floor_mod(a : integer; b : positive) return integer;
 
@@ -152,10 +159,31 @@ package body ss_pkg is
   end function;
   constant POW2 : integer_vector(0 to 30) := powers_of_two;
 
+  function times(x : integer; c : integer) return integer is
+    variable m : natural := abs c;
+    variable p : integer := x;
+    variable s : integer := 0;
+  begin
+    for b in 0 to 30 loop
+      exit when m = 0;
+      if m mod 2 = 1 then
+        s := s + p;
+      end if;
+      m := m / 2;
+      if m /= 0 then
+        p := p + p;
+      end if;
+    end loop;
+    if c < 0 then
+      return -s;
+    end if;
+    return s;
+  end function;
+
   function floor_div(a : integer; b : positive) return integer is
     variable q : integer := a / b;
   begin
-    if a < 0 and q * b /= a then
+    if a < 0 and times(q, b) /= a then
       q := q - 1;
     end if;
     return q;
@@ -163,7 +191,7 @@ package body ss_pkg is
 
   function floor_mod(a : integer; b : positive) return integer is
   begin
-    return a - floor_div(a, b) * b;
+    return a - times(floor_div(a, b), b);
   end function;
 
   function wrap_to(x : signed; n : positive) return signed is
@@ -389,7 +417,7 @@ package body ss_pkg is
     for g in 0 to NG - 1 loop
       v := G_OFFSET(g);
       for k in 0 to NC - 1 loop
-        v := v + G_COEF(g * NC + k) * ctr(k);
+        v := v + times(ctr(k), G_COEF(g * NC + k));
       end loop;
       value(g) := v;
     end loop;
@@ -406,7 +434,7 @@ package body ss_pkg is
     for i in 0 to NM - 1 loop
       v := M_OFFSET(i);
       for d in 0 to ND - 1 loop
-        v := v + M_COEF(i * ND + d) * dg(d);
+        v := v + times(dg(d), M_COEF(i * ND + d));
       end loop;
       mval(i) := v;
     end loop;
@@ -414,9 +442,9 @@ package body ss_pkg is
     for c in 0 to NS - 1 loop
       v := C_OFFSET(c);
       for d in 0 to ND - 1 loop
-        v := v + C_COEF(c * ND + d) * dg(d);
+        v := v + times(dg(d), C_COEF(c * ND + d));
       end loop;
-      a := a * SPACE(c) + v;
+      a := times(a, SPACE(c)) + v;
     end loop;
     digit := dg;
     raw   := a;
