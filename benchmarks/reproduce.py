@@ -10,7 +10,7 @@ estimated cycles, simulated cycles, yosys Logic/RAM/DSP) are read from report.js
 `skeleshare sim` when the tool provides them and are "n/a" otherwise: nothing is
 invented. See docs/reproducing.md.
 
-usage: benchmarks/reproduce.py [--quick] [--skip-hw] [--synth] [--no-figures] [--out DIR]
+usage: benchmarks/reproduce.py [--quick] [--skip-hw] [--synth | --synth-blocks] [--no-figures] [--out DIR]
                                [--skeleshare PATH] [--effort N] [--timeout S]
                                [--simulator auto|ghdl|verilator] [--only ID,ID...]
 Every design is simulated (`skeleshare sim`, bit-exact against the interpreter), and its
@@ -209,13 +209,14 @@ class Tool:
         j["exit_code"] = r.returncode
         return j
 
-    def synthesise(self, out_dir, timeout, jobs):
+    def synthesise(self, out_dir, timeout, jobs, blocks_only=False):
         """benchmarks/synth.py on a compiled design (one yosys run per module, classic ABC:
-        the mode that finishes on full designs); it adds "synth" to DIR/report.json. Returns
-        the new report, or None and why not."""
+        the mode that finishes on full designs); it adds "synth" to DIR/report.json, or with
+        blocks_only "synth_blocks" (DSP blocks and M20Ks, no logic). Returns the new report,
+        or None and why not."""
+        mode = ["--blocks-only"] if blocks_only else ["--lut-mapper", "abc"]
         cmd = [sys.executable, os.path.join(ROOT, "benchmarks", "synth.py"), out_dir, "--per-module",
-               "--lut-mapper", "abc", "--jobs", str(jobs), "--yosys-timeout", f"{timeout:g}",
-               "--skeleshare", self.path]
+               *mode, "--jobs", str(jobs), "--yosys-timeout", f"{timeout:g}", "--skeleshare", self.path]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             return None, f"synth.py exited {r.returncode}: {r.stderr.strip()[-300:]}"
@@ -259,6 +260,7 @@ def hardware_columns(report):
     top level or under "hardware"; absent ones are None."""
     hw = report.get("hardware") if isinstance(report.get("hardware"), dict) else {}
     synth = report.get("synth") or hw.get("synth")
+    blocks = report.get("synth_blocks")  # synth.py --blocks-only: DSP blocks and M20Ks, no logic
 
     def pick(names):
         for d in (report, hw):
@@ -288,6 +290,12 @@ def hardware_columns(report):
         for col, key, name in (("logic", "alms", "ALMs"), ("ram", "m20k", "M20K"), ("dsp", "dsps", "DSP blocks")):
             if isinstance(synth.get(key), (int, float)) and pct.get(key) is not None:
                 cols["synth"][col] = (name, f"{synth[key]:,} ({pct[key]:g}%)")
+    elif isinstance(blocks, dict):
+        pct = blocks.get("percent") if isinstance(blocks.get("percent"), dict) else {}
+        cols["synth"] = {"logic": None, "ram": None, "dsp": None, "raw": blocks}
+        for col, key, name in (("ram", "m20k", "M20K"), ("dsp", "dsps", "DSP blocks")):
+            if isinstance(blocks.get(key), (int, float)) and pct.get(key) is not None:
+                cols["synth"][col] = (name, f"{blocks[key]:,} ({pct[key]:g}%)")
     return cols
 
 
@@ -326,8 +334,9 @@ def run_experiments(args, tool, exps, limits):
                "note": note, "sim": None, "lowered": None}
         if report and report.get("status") == "ok":
             res["lowered"] = tool.lower(os.path.join(out_dir, "design.ir"), os.path.join(out_dir, "lowered"))
-        if args.synth and report and report.get("status") == "ok" and not report.get("synth"):
-            synthesised, why = tool.synthesise(out_dir, args.synth_timeout, args.synth_jobs)
+        wanted = "synth" if args.synth else "synth_blocks" if args.synth_blocks else None
+        if wanted and report and report.get("status") == "ok" and not report.get(wanted):
+            synthesised, why = tool.synthesise(out_dir, args.synth_timeout, args.synth_jobs, blocks_only=not args.synth)
             if synthesised:
                 res["report"] = report = synthesised
             else:
@@ -621,6 +630,9 @@ def main():
     ap.add_argument("--synth", action="store_true",
                     help="synthesise every design with benchmarks/synth.py --per-module --lut-mapper abc "
                          "(Logic/RAM/DSP columns; hours for VGG and TinyYolo)")
+    ap.add_argument("--synth-blocks", action="store_true",
+                    help="map only the designs' DSP blocks and M20Ks (synth.py --per-module --blocks-only: RAM/DSP "
+                         "columns, no Logic; a fraction of --synth's time)")
     ap.add_argument("--synth-timeout", type=float, default=3600.0, help="yosys seconds per module (default 3600)")
     ap.add_argument("--synth-jobs", type=int, default=1, help="yosys runs at once (default 1)")
     ap.add_argument("--no-figures", action="store_true", help="only Table III")
@@ -630,6 +642,8 @@ def main():
                     help="reuse OUT/runs/*/report.json made with the same settings (by the same build!)")
     ap.add_argument("--only", help="comma-separated experiment ids (e.g. 1,10); default: all")
     args = ap.parse_args()
+    if args.synth and args.synth_blocks:
+        ap.error("--synth maps the hard blocks too: give one of --synth and --synth-blocks")
     if args.sim_max_cycles is None and args.quick:
         args.sim_max_cycles = QUICK_SIM_MAX_CYCLES
     if args.sim_timeout is None:
