@@ -285,18 +285,20 @@ def hardware_columns(report):
             "dsp": first_key(synth, ["dsp", "dsps", "dsp_blocks", "multipliers"]),
             "raw": synth,
         }
-        # synth.py's figures with the device percentages Table III gives
-        pct = synth.get("percent") if isinstance(synth.get("percent"), dict) else {}
-        for col, key, name in (("logic", "alms", "ALMs"), ("ram", "m20k", "M20K"), ("dsp", "dsps", "DSP blocks")):
-            if isinstance(synth.get(key), (int, float)) and pct.get(key) is not None:
-                cols["synth"][col] = (name, f"{synth[key]:,} ({pct[key]:g}%)")
+        with_device_percent(cols["synth"], synth)
     elif isinstance(blocks, dict):
-        pct = blocks.get("percent") if isinstance(blocks.get("percent"), dict) else {}
         cols["synth"] = {"logic": None, "ram": None, "dsp": None, "raw": blocks}
-        for col, key, name in (("ram", "m20k", "M20K"), ("dsp", "dsps", "DSP blocks")):
-            if isinstance(blocks.get(key), (int, float)) and pct.get(key) is not None:
-                cols["synth"][col] = (name, f"{blocks[key]:,} ({pct[key]:g}%)")
+        with_device_percent(cols["synth"], blocks)
     return cols
+
+
+def with_device_percent(cells, figures):
+    """Sets the Logic/RAM/DSP cells to synth.py's figures with the device percentages
+    Table III gives, for those of them `figures` (report.json "synth" or "synth_blocks") has."""
+    pct = figures.get("percent") if isinstance(figures.get("percent"), dict) else {}
+    for col, key, name in (("logic", "alms", "ALMs"), ("ram", "m20k", "M20K"), ("dsp", "dsps", "DSP blocks")):
+        if isinstance(figures.get(key), (int, float)) and pct.get(key) is not None:
+            cells[col] = (name, f"{figures[key]:,} ({pct[key]:g}%)")
 
 
 def status_text(exp, rc, report, stderr):

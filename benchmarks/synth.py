@@ -343,12 +343,18 @@ def dsp_agreement(synth, report):
             " (see docs/hardware.md, 'Synthesis and resources')")
 
 
+DEVICE_KEY = {"alms": "alms", "m20k": "m20k_blocks", "dsps": "dsp_blocks"}  # figure -> the device's count
+
+
+def device_percent(figures, dev, keys):
+    """{key: figures[key] as a percentage of the device's count} for `keys`."""
+    return {k: round(100 * figures[k] / dev[DEVICE_KEY[k]], 2) for k in keys}
+
+
 def report_logic(synth, cells, dev, report, args):
     """A full synthesis' figures into synth (report.json["synth"]), printed."""
     synth.update(count_cells(cells))
-    synth["percent"] = {"alms": round(100 * synth["alms"] / dev["alms"], 2),
-                        "m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
-                        "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
+    synth["percent"] = device_percent(synth, dev, ("alms", "m20k", "dsps"))
     synth["device"] = dev.get("name", "")
     synth["dsp_agreement"] = (dsp_agreement(synth, report) if not args.entity
                               else "not compared (one entity, not the design)")
@@ -372,8 +378,7 @@ def report_blocks(synth, cells, dev, report):
     flip-flops): counted as memories_in_logic."""
     synth.update({k: v for k, v in count_cells(cells).items() if k in BLOCK_KEYS})
     synth["memories_in_logic"] = cells.get("$mem_v2", 0)
-    synth["percent"] = {"m20k": round(100 * synth["m20k"] / dev["m20k_blocks"], 2),
-                        "dsps": round(100 * synth["dsps"] / dev["dsp_blocks"], 2)}
+    synth["percent"] = device_percent(synth, dev, ("m20k", "dsps"))
     synth["device"] = dev.get("name", "")
     synth["dsp_agreement"] = dsp_agreement(synth, report)
     synth["by_template"] = {t: {"instances": f["instances"], **{k: f[k] for k in BLOCK_KEYS}}

@@ -12,7 +12,6 @@ package ss_pkg is
   constant LINE_BITS  : positive := 512;  -- one external-memory word (Avalon-MM data)
   constant LINE_BYTES : positive := 64;
 
-  -- Floor division and modulo (VHDL's "/" truncates towards zero).
   -- x * c for a constant c (a generic or a function of the generics): the sum of x
   -- shifted by each set bit of c, so that synthesis builds adders and never a
   -- multiplier. yosys maps a product whose constant has four or more significant bits
@@ -20,6 +19,7 @@ package ss_pkg is
   -- compiler does not count: every DSP block of a design is one of its ss_mul lanes
   -- (docs/hardware.md, "Synthesis and resources"). No partial value exceeds |x * c|.
   function times(x : integer; c : integer) return integer;
+  -- Floor division and modulo (VHDL's "/" truncates towards zero).
   function floor_div(a : integer; b : positive) return integer;
   function floor_mod(a : integer; b : positive) return integer;
 
