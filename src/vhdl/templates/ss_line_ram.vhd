@@ -57,10 +57,14 @@ begin
       l_gnt(i) <= '1' when l_req(p) = '1' and rst = '0' and i = p else '0';
     end loop;
     -- an idle port's address may be anything (a requesting port's is in the region)
+    -- (BASE indexed by the loop's constant, not by p: indexed by a signal, GHDL makes the
+    -- generic a ROM, a memory that synthesis leaves to logic)
     a := 0;
-    if l_req(p) = '1' then
-      a := to_integer(unsigned(l_addr(p * 32 + 31 downto p * 32 + 6))) - BASE(p) / LINE_BYTES;
-    end if;
+    for i in 0 to N - 1 loop
+      if i = p and l_req(i) = '1' then
+        a := to_integer(unsigned(l_addr(i * 32 + 31 downto i * 32 + 6))) - BASE(i) / LINE_BYTES;
+      end if;
+    end loop;
     line <= a when a >= 0 and a < LINES else 0;
   end process;
 

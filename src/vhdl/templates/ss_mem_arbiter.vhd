@@ -50,7 +50,9 @@ architecture rtl of ss_mem_arbiter is
   signal last      : natural range 0 to N - 1 := N - 1;  -- the port taken last
   signal cmd_read, cmd_write : std_logic := '0';         -- a command is on the bus
   signal cmd_port  : natural range 0 to N - 1 := 0;
-  signal fifo      : ports_t := (others => 0);           -- ports of the accepted reads
+  -- the ports of the accepted reads; no initial value, so that synthesis maps it to LUT-RAM
+  -- (MLAB), which takes none: an entry is read only after it is written (inflight > 0)
+  signal fifo      : ports_t;
   signal head, tail : natural range 0 to MAX_PENDING - 1 := 0;
   -- reads taken and not yet returned (on the bus or accepted)
   signal inflight  : natural range 0 to MAX_PENDING := 0;
