@@ -378,6 +378,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     j["lowered_dsp_lanes"] = res.dspLanes;
     j["onchip_memory_bits"] = res.onChipBits;
     j["lowered_m20k_blocks"] = res.m20kBlocks;
+    j["lowered_mlab_cells"] = res.mlabCells;
     j["estimated_cycles"] = c.estimatedCycles;
     j["estimated_units"] = unitEstimatesJson(*c.program, lowered.cycles);
     j["lowered_units"] = c.program->units.size();
@@ -396,13 +397,14 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     const lower::ReplayPool pool = lower::planReplayPool(*c.program);
     hw["replay_buffers"] = {{"buffers", pool.slotOf.size()}, {"rams", pool.slots.size()}, {"bits", pool.bits()}};
     hw["m20k_blocks"] = res.m20kBlocks;
+    hw["mlab_cells"] = res.mlabCells;  // LUT-RAM: the RAMs too shallow for an M20K
     hw["device_m20k_blocks"] = device.m20kBlocks;
     j["top"] = c.hardware->top;
     j["memory_map"] = memoryMapJson(c.hardware->map);
     say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles, top entity {}",
                        c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
-    say(o, fmt::format("on-chip memory: {} of the device's {} M20K blocks ({} replay buffer(s) in {} RAM(s)){}",
-                       res.m20kBlocks, device.m20kBlocks, pool.slotOf.size(), pool.slots.size(),
+    say(o, fmt::format("on-chip memory: {} of the device's {} M20K blocks and {} MLAB cells ({} replay buffer(s) in {} RAM(s)){}",
+                       res.m20kBlocks, device.m20kBlocks, res.mlabCells, pool.slotOf.size(), pool.slots.size(),
                        res.m20kBlocks > device.m20kBlocks ? ": more than the device has" : ""));
     // The cycle model prices the widening rules' designs less well (rules/widening.rules):
     // say so when the lowering's count disagrees, with the default rules' suggestion.

@@ -8,6 +8,7 @@
 
 #include "lower_impl.h"
 #include "skeleshare/lower/instance_broadcasts.h"
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/read_lanes.h"
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/lower/resources.h"
@@ -622,7 +623,7 @@ LowerOptions lowerOptions(const cost::Device& device, bool boxReads) {
   o.boxReads = boxReads;
   o.dspModes = device.dspModes;
   o.simdWidth = device.simdWidth();
-  o.onChipBudgetBits = device.m20kBlocks * 20480;  // an M20K block holds 20 Kbit
+  o.onChipBudgetBits = device.m20kBlocks * kM20kBits;
   o.memory = cost::memorySystem(device);
   return o;
 }

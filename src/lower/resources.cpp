@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/runs.h"
 
@@ -10,25 +11,28 @@ namespace skeleshare::lower {
 
 namespace {
 
-constexpr int64_t kM20kBits = 20480;  // an M20K block: 20 Kbit
-
-/// The replay pool's RAMs (replay_pool.h), in bits and M20K blocks.
-Resources replayPoolResources(const ReplayPool& pool) {
+/// A RAM holding `bits` as synthesis builds it: M20K blocks, MLAB cells, or flip-flops
+/// (counted as logic).
+Resources ramResources(int64_t bits, const RamCells& cells) {
   Resources r;
-  for (const ReplaySlot& slot : pool.slots) {
-    r.onChipBits += slot.bits();
-    r.m20kBlocks += ramBlocks(slot.width, slot.words);
-  }
+  r.onChipBits = bits;
+  r.m20kBlocks = cells.m20k;
+  r.mlabCells = cells.mlab;
+  r.logic = cells.flipFlops;
   return r;
 }
 
-/// The on-chip buffers' line RAMs (line_rams.h), in bits and M20K blocks.
+/// The replay pool's RAMs (replay_pool.h).
+Resources replayPoolResources(const ReplayPool& pool) {
+  Resources r;
+  for (const ReplaySlot& slot : pool.slots) r += ramResources(slot.bits(), mapRam(slot.width, slot.words));
+  return r;
+}
+
+/// The on-chip buffers' line RAMs (line_rams.h).
 Resources lineRamResources(const LineRamPlan& plan) {
   Resources r;
-  for (const LineRam& ram : plan.rams) {
-    r.onChipBits += lineRamBits(ram.lines);
-    r.m20kBlocks += lineRamBits(ram.lines) / kM20kBits;
-  }
+  for (const LineRam& ram : plan.rams) r += ramResources(ram.lines * kLineBytes * 8, mapLineRam(ram.lines));
   return r;
 }
 
@@ -42,7 +46,11 @@ Resources nodeResources(const Unit& unit, const Node& n) {
     case Prim::Read:
     case Prim::Write:
       r.logic = 32 * static_cast<int64_t>(n.addr.counters.size() + n.addr.masks.size());  // counters, comparators
-      if (n.prim == Prim::Read) r.logic += (keptLines(n) - 1) * 512;  // a kept line: its register, its share of the muxes
+      if (n.prim == Prim::Read) {
+        r.logic += (keptLines(n) - 1) * 512;  // a kept line: its register, its share of the muxes
+        // its FIFO of lines: a RAM, but no buffer's bits (onChipBits counts buffers)
+        r += ramResources(0, mapRam(kLineBytes * 8, kReadFifoLines));
+      }
       break;
     case Prim::Const:
     case Prim::ShiftRight:  // wiring
@@ -93,8 +101,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
       // a replay buffer of two banks of the repeated block (the stream inside the new
       // dimension): on chip, even for one word
       const ReplayShape s = replayShape(unit, n);
-      r.onChipBits = s.width * s.words;
-      r.m20kBlocks = ramBlocks(s.width, s.words);
+      r = ramResources(s.width * s.words, mapRam(s.width, s.words));
       break;
     }
     case Prim::Broadcast:  // wiring
@@ -146,6 +153,8 @@ Resources programResources(const Program& prog) {
         const Resources own = nodeResources(u, u.nodes[i]);
         r.onChipBits -= own.onChipBits;
         r.m20kBlocks -= own.m20kBlocks;
+        r.mlabCells -= own.mlabCells;
+        r.logic -= own.logic;
       }
     if (u.call && u.call->instance >= 0 && static_cast<size_t>(u.call->instance) < instance.size()) {
       Resources d = datapathResources(u);
@@ -154,6 +163,7 @@ Resources programResources(const Program& prog) {
       best.dspLanes = std::max(best.dspLanes, d.dspLanes);
       best.onChipBits = std::max(best.onChipBits, d.onChipBits);
       best.m20kBlocks = std::max(best.m20kBlocks, d.m20kBlocks);
+      best.mlabCells = std::max(best.mlabCells, d.mlabCells);
       best.logic = std::max(best.logic, d.logic);
     }
   }
@@ -162,23 +172,7 @@ Resources programResources(const Program& prog) {
   return r;
 }
 
-int64_t ramBlocks(int64_t width, int64_t words) {
-  int64_t best = 0;
-  for (const auto& [w, d] : {std::pair<int64_t, int64_t>{40, 512}, {20, 1024}, {10, 2048}}) {
-    const int64_t blocks = (width + w - 1) / w * ((words + d - 1) / d);
-    if (best == 0 || blocks < best) best = blocks;
-  }
-  return best;
-}
-
-int64_t lineRamBits(int64_t lines) {
-  // ss_line_ram as synthesis builds it: the byte enables split the line into 64 byte-wide
-  // RAMs (ghdl synth), each an M20K of 2,048 x 8 bits per 2,048 lines (yosys).
-  constexpr int64_t kDepth = 2048;
-  return (lines + kDepth - 1) / kDepth * kLineBytes * kM20kBits;
-}
-
-int64_t onChipBufferBits(const Buffer& b) { return lineRamBits(bufferLines(b)); }
+int64_t onChipBufferBits(const Buffer& b) { return mapLineRam(bufferLines(b)).m20k * kM20kBits; }
 
 int64_t intermediateBudgetBits(int64_t onChipBudgetBits) { return onChipBudgetBits / 2; }
 
@@ -197,7 +191,7 @@ void placeBuffers(Program& prog, int64_t onChipBudgetBits) {
   for (auto& b : prog.buffers) {
     if (b.role != Role::Intermediate) continue;
     b.memory = Memory::OnChip;
-    const int64_t used = lineRamResources(planLineRams(prog)).onChipBits;
+    const int64_t used = lineRamResources(planLineRams(prog)).m20kBlocks * kM20kBits;
     if (used > intermediateBudgetBits(onChipBudgetBits) || replayBits + used > onChipBudgetBits) b.memory = Memory::OffChip;
   }
 }

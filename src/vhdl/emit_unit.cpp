@@ -364,11 +364,12 @@ class UnitWriter {
         body_ += fmt::format(
             "  n{0}_read : entity work.ss_read  -- buffer {1}\n"
             "    generic map (\n      {2},\n"
-            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}{10})\n"
+            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, FIFO_LINES => {11}{10})\n"
             "    port map (clk => clk, rst => rst, {8},\n              {9});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
             lower::readPerCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i),
-            lower::keptLines(n) > 1 ? fmt::format(", KEEP => {}", lower::keptLines(n)) : std::string());
+            lower::keptLines(n) > 1 ? fmt::format(", KEEP => {}", lower::keptLines(n)) : std::string(),
+            lower::kReadFifoLines);
         return;
       }
       case Prim::Write: {

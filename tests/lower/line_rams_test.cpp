@@ -13,7 +13,7 @@ TEST(LineRams, BuffersWhoseLivesDoNotOverlapShareARam) {
   // u1..u2, t2 over u2..u3. t2 starts after t0's last reader: they share a RAM; t1 meets
   // both (u1 reads t0 and writes t1), so it has its own.
   Program prog;
-  const std::vector<int64_t> shape{4, 64};  // 4 lines
+  const std::vector<int64_t> shape{256, 64};  // 256 lines
   prog.buffers.push_back({"x", 8, shape, Memory::OffChip, Role::Input});
   prog.buffers.push_back({"t0", 8, shape, Memory::OnChip, Role::Intermediate});
   prog.buffers.push_back({"t1", 8, shape, Memory::OnChip, Role::Intermediate});
@@ -31,10 +31,10 @@ TEST(LineRams, BuffersWhoseLivesDoNotOverlapShareARam) {
   const LineRamPlan plan = planLineRams(prog);
   ASSERT_EQ(plan.rams.size(), 2u);
   EXPECT_EQ(plan.rams[0].buffers, (std::vector<int>{1, 3}));
-  EXPECT_EQ(plan.rams[0].lines, 4);
+  EXPECT_EQ(plan.rams[0].lines, 256);
   EXPECT_EQ(plan.rams[1].buffers, (std::vector<int>{2}));
   EXPECT_EQ(plan.ramOf, (std::vector<int>{-1, 0, 1, 0, -1}));
-  // two RAMs of at most 2,048 lines: 64 M20K blocks each, where three took 192
+  // two RAMs of 256 lines: 64 M20K blocks each (one per byte), where three took 192
   EXPECT_EQ(programResources(prog).m20kBlocks, 128);
 
   // Off chip, a buffer has no RAM.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/resources.h"
 
@@ -101,12 +102,12 @@ TEST(ReplayPool, WhatASharedInstanceReadsGoesFirst) {
 }
 
 TEST(ReplayPool, IntermediatesGoOnChipOnlyWhereThePoolLeavesRoom) {
-  // A device of 128 M20K blocks: an intermediate's line RAM takes 64 (its half), and a
-  // replay buffer of 3,200-bit words (vec[400] i8) 80 blocks side by side.
-  const int64_t device = 128 * 20480;
+  // A device of 200 M20K blocks: an intermediate of 2,048 lines takes 64 (within its half),
+  // and a replay buffer of 1,024 words of 3,200 bits (vec[400] i8) 160 blocks.
+  const int64_t device = 200 * 20480;
   Program prog;
-  prog.buffers.push_back({"x", 8, {4, 400}, Memory::OffChip, Role::Input});
-  prog.buffers.push_back({"t", 8, {4, 3}, Memory::OffChip, Role::Intermediate});
+  prog.buffers.push_back({"x", 8, {512, 400}, Memory::OffChip, Role::Input});
+  prog.buffers.push_back({"t", 8, {2048, 64}, Memory::OffChip, Role::Intermediate});
   prog.units.push_back({"u", {}, std::nullopt});
   UnitBuilder b(prog, prog.units.back());
   b.read(1, AddrGen::identity(prog.buffers[1].shape));
@@ -118,10 +119,10 @@ TEST(ReplayPool, IntermediatesGoOnChipOnlyWhereThePoolLeavesRoom) {
   g.counters[0].kind = S;
   g.counters[1].kind = V;
   b.op(Prim::Repeat, {b.read(0, g)}, {2, 0});
-  EXPECT_EQ(ramBlocks(3200, 8), 80);
+  EXPECT_EQ(mapRam(3200, 1024).m20k, 160);
   placeBuffers(prog, device);
-  EXPECT_EQ(prog.buffers[1].memory, Memory::OffChip);  // 64 + 80 blocks are more than 128
-  EXPECT_EQ(programResources(prog).m20kBlocks, 80);
+  EXPECT_EQ(prog.buffers[1].memory, Memory::OffChip);  // 64 + 160 blocks are more than 200
+  EXPECT_EQ(programResources(prog).m20kBlocks, 160);
 }
 
 }  // namespace

@@ -160,7 +160,8 @@ TEST(CliSynth, PerModuleRunsReuseUnchangedModules) {
 TEST(CliSynth, BlocksOnlyMapsAWholeDesignsDspBlocksAsTheCompilerCountsThem) {
   // --blocks-only runs synth_intel_alm up to its logic mapping, per module: on a whole
   // design (one 8 x 8 x 8 matrix product at 8 blocks, 16 lanes) yosys's DSP blocks must
-  // be the compiler's, two i8 products per block. The figures go to "synth_blocks" with
+  // be the compiler's, two i8 products per block, and its RAMs the compiler's M20K blocks
+  // and MLAB cells. The figures go to "synth_blocks" with
   // no logic figures, and never replace a full run's "synth".
   auto dir = scratchDir();
   { std::ofstream(dir / "mm.dsl") << "input x : i8[8][8];\nweight w : i8[8][8];\noutput y = requant(mm(x, w), 6);\n"; }
@@ -181,6 +182,14 @@ TEST(CliSynth, BlocksOnlyMapsAWholeDesignsDspBlocksAsTheCompilerCountsThem) {
   // every memory goes to a RAM block: the arbiter's FIFO too (it has no initial value)
   EXPECT_EQ(s["memories_in_logic"], 0) << s.dump();
   EXPECT_EQ(s["by_template"]["ss_mul"]["dsps"], 8) << s.dump();
+  // and its RAMs as the compiler counts them (lower/ram_mapping.h): every one but the
+  // arbiter's FIFO of read ports, which the compiler does not count
+  int64_t mlabs = 0;
+  for (const auto& [name, t] : s["by_template"].items())
+    if (name != "ss_mem_arbiter") mlabs += t["mlabs"].get<int64_t>();
+  EXPECT_GT(mlabs, 0) << s.dump();
+  EXPECT_EQ(mlabs, report["hardware"]["mlab_cells"]) << s.dump();
+  EXPECT_EQ(s["m20k"], report["hardware"]["m20k_blocks"]) << s.dump();
   // a run of one entity, or of GHDL only, is not a count of the design's blocks
   auto bad = runSynth(out, "--blocks-only --entity ss_mul -g LANES=2", dir);
   EXPECT_EQ(bad.exitCode, 1);

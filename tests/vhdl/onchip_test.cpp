@@ -88,7 +88,16 @@ TEST(OnChipBuffer, AnIntermediateOnChipIsItsOwnRamAndPort) {
   EXPECT_EQ(on.onChipLines, 2 * tLines);
   EXPECT_EQ(off.onChipLines, 0);
   EXPECT_EQ(off.lines - on.lines, 2 * tLines);
-  EXPECT_EQ(programResources(prog).onChipBits, onChipBufferBits(prog.buffers[2]));
+  // t's 6 lines are the only on-chip bits, in LUT-RAM (too shallow for an M20K): one
+  // 32 x 1 cell per bit of a line, as for each read's FIFO of 16 lines
+  const Resources res = programResources(prog);
+  EXPECT_EQ(res.onChipBits, tLines * kLineBytes * 8);
+  EXPECT_EQ(res.m20kBlocks, 0);
+  size_t reads = 0;
+  for (const auto& u : prog.units)
+    for (const auto& n : u.nodes) reads += n.prim == Prim::Read;
+  EXPECT_EQ(res.mlabCells, static_cast<int64_t>(1 + reads) * kLineBytes * 8);
+  EXPECT_EQ(onChipBufferBits(prog.buffers[2]), 0);
 }
 
 }  // namespace

@@ -18,14 +18,18 @@ namespace skeleshare::lower {
 struct Resources {
   int64_t dsps = 0;       // DSP blocks
   int64_t dspLanes = 0;   // DSP multipliers (lanes of Mul[1]); a block holds one or more
-  int64_t onChipBits = 0;
-  int64_t m20kBlocks = 0;  // the M20K blocks of the on-chip RAMs (ramBlocks, lineRamBits)
+  int64_t onChipBits = 0;  // the bits the on-chip RAMs hold
+  // the on-chip RAMs as synthesis builds them (ram_mapping.h); a RAM in flip-flops counts
+  // its bits as logic
+  int64_t m20kBlocks = 0;
+  int64_t mlabCells = 0;
   int64_t logic = 0;
   Resources& operator+=(const Resources& o) {
     dsps += o.dsps;
     dspLanes += o.dspLanes;
     onChipBits += o.onChipBits;
     m20kBlocks += o.m20kBlocks;
+    mlabCells += o.mlabCells;
     logic += o.logic;
     return *this;
   }
@@ -42,16 +46,8 @@ Resources datapathResources(const Unit& unit);
 /// replay buffers outside the datapaths count as the RAMs of their pool (replay_pool.h).
 Resources programResources(const Program& prog);
 
-/// The M20K blocks of a RAM of `words` words of `width` bits with one write and one read
-/// port: the fewest of the block's simple dual-port shapes (512 x 40, 1,024 x 20, 2,048 x
-/// 10 bits) side by side and stacked. An estimate of synthesis: yosys (benchmarks/synth.py
-/// --entity ss_replay_ram) maps 288 x 16,384 bits to these 410 blocks, but 4,608 x 512 bits
-/// to 144 where this counts 117, and builds small RAMs in logic.
-int64_t ramBlocks(int64_t width, int64_t words);
-/// The M20K bits of a line RAM (ss_line_ram) of `lines` lines: synthesis splits the line
-/// into 64 byte-wide RAMs (its byte enables), each M20K 2,048 x 8 bits of one.
-int64_t lineRamBits(int64_t lines);
-/// The M20K bits a buffer takes on chip in a line RAM of its own.
+/// The M20K bits a buffer takes on chip in a line RAM of its own (mapLineRam): none for
+/// a shallow one, which synthesis builds in LUT-RAM.
 int64_t onChipBufferBits(const Buffer& b);
 /// The on-chip bits the intermediates may take: half of the device's (units run one at a
 /// time, and each may take the other half for its replay buffers).

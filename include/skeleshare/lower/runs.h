@@ -25,6 +25,8 @@ namespace skeleshare::lower {
 
 /// Bytes of a memory line: the 512-bit port's word (the device's line width).
 inline constexpr int64_t kLineBytes = 64;
+/// Lines of a read's FIFO (ss_read's FIFO_LINES): requested and not yet used.
+inline constexpr int64_t kReadFifoLines = 16;
 
 /// The address generator as ss_agen's generics: flattened, row-major lists, each with at
 /// least one entry (NC, NG, ND, NS count the real ones; NM may be 0).

@@ -66,6 +66,7 @@ int runLower(const LowerOptions& o) {
   j["lowered_dsps"] = d->resources.dsps;
   j["onchip_memory_bits"] = d->resources.onChipBits;
   j["lowered_m20k_blocks"] = d->resources.m20kBlocks;
+  j["lowered_mlab_cells"] = d->resources.mlabCells;
   j["estimated_cycles"] = d->cycles.total;
   j["estimated_units"] = driver::unitEstimatesJson(d->program, d->cycles);
   j["lowered_units"] = d->program.units.size();

@@ -39,7 +39,7 @@ entity ss_read is
     NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
     LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
-    FIFO_LINES : positive := 16; KEEP : positive := 1
+    FIFO_LINES : positive := 16; KEEP : positive := 1  -- designs: lower::kReadFifoLines
   );
   port (
     clk, rst : in std_logic;

@@ -1,0 +1,44 @@
+// The RAMs of a design as synthesis builds them: every expectation here is a yosys 0.23
+// `synth_intel_alm -family cyclone10gx` measurement (benchmarks/synth.py; the dates and
+// designs in docs/hardware.md).
+
+#include <gtest/gtest.h>
+
+#include "skeleshare/lower/ram_mapping.h"
+
+namespace skeleshare::lower {
+namespace {
+
+TEST(RamMapping, DeepRamsTakeTheM20kShapeOfTheHighestEfficiency) {
+  // VGG-CIFAR's weight slot, 288 words of 16,384 bits: 512 x 40 side by side
+  EXPECT_EQ(mapRam(16384, 288), (RamCells{410, 0, 0}));
+  // 4,608 words of 512 bits: 512 x 32 (16 x 9 = 144, 100% efficient) where 512 x 40 would
+  // take 117 (13 x 9, 98%): memory_bram ranks efficiency before the block count
+  EXPECT_EQ(mapRam(512, 4608), (RamCells{144, 0, 0}));
+  // a line RAM of 256 lines: one M20K per byte
+  EXPECT_EQ(mapLineRam(256), (RamCells{64, 0, 0}));
+  EXPECT_EQ(mapLineRam(4096), (RamCells{128, 0, 0}));
+}
+
+TEST(RamMapping, ShallowRamsGoToLutRam) {
+  // self-attention at 1,024 blocks: replay RAMs of 4 words of 16,384 bits and 2 of 512,
+  // line RAMs of 64 lines (2026-12-02, `synth.py --per-module --blocks-only`)
+  EXPECT_EQ(mapRam(16384, 4), (RamCells{0, 16384, 0}));
+  EXPECT_EQ(mapRam(512, 2), (RamCells{0, 512, 0}));
+  EXPECT_EQ(mapLineRam(64), (RamCells{0, 1024, 0}));
+  // 16 lines: half of each 32-word cell used
+  EXPECT_EQ(mapLineRam(16), (RamCells{0, 512, 0}));
+  // a byte memory is 5% efficient in an M20K of 2,048 x 8 from 103 lines
+  EXPECT_EQ(mapLineRam(102).m20k, 0);
+  EXPECT_EQ(mapLineRam(103), (RamCells{64, 0, 0}));
+}
+
+TEST(RamMapping, OneWordIsFlipFlops) {
+  // one word uses 1/32 of an MLAB cell: below the 5% that memory_bram asks of it too
+  EXPECT_EQ(mapRam(48, 1), (RamCells{0, 0, 48}));
+  EXPECT_EQ(mapLineRam(1), (RamCells{0, 0, 512}));
+  EXPECT_EQ(mapRam(0, 4), RamCells{});
+}
+
+}  // namespace
+}  // namespace skeleshare::lower
