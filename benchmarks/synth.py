@@ -32,7 +32,9 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    MLABs are mapped exactly as the full run maps them but no logic is: no ALM figures. The
    LUT mapping is most of a full design's yosys time; this measures the hard blocks of
    designs whose full synthesis takes hours. Written to DIR/synth/blocks/ and
-   report.json["synth_blocks"], never to "synth".)
+   report.json["synth_blocks"], never to "synth", with dsp_agreement and ram_agreement:
+   yosys's M20K blocks and MLAB cells against the compiler's hardware.m20k_blocks and
+   mlab_cells.)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
 3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
    percentages of the device named in report.json (rules/devices/<device>.json).
@@ -343,6 +345,22 @@ def dsp_agreement(synth, report):
             " (see docs/hardware.md, 'Synthesis and resources')")
 
 
+def ram_agreement(synth, report):
+    """Compares yosys' M20K blocks and MLAB cells with the compiler's count of the design's
+    RAMs (lower/ram_mapping.h); returns a sentence. The compiler does not count the
+    arbiter's FIFO of read ports: its cells are left out where --per-module names them."""
+    hw = report.get("hardware", {})
+    if "m20k_blocks" not in hw or "mlab_cells" not in hw:
+        return "report.json has no hardware.m20k_blocks / mlab_cells to compare with"
+    arbiter = synth.get("by_template", {}).get("ss_mem_arbiter", {}).get("mlabs", 0)
+    mlabs = synth["mlabs"] - arbiter
+    same = synth["m20k"] == hw["m20k_blocks"] and mlabs == hw["mlab_cells"]
+    return (("agree: " if same else "differ: ") +
+            f"M20K {synth['m20k']} = compiler's {hw['m20k_blocks']}, MLAB cells {mlabs} = compiler's {hw['mlab_cells']}"
+            .replace(" = ", " = " if same else " vs ") +
+            (f" (and {arbiter} of the arbiter's FIFO, which the compiler does not count)" if arbiter else ""))
+
+
 DEVICE_KEY = {"alms": "alms", "m20k": "m20k_blocks", "dsps": "dsp_blocks"}  # figure -> the device's count
 
 
@@ -383,11 +401,13 @@ def report_blocks(synth, cells, dev, report):
     synth["dsp_agreement"] = dsp_agreement(synth, report)
     synth["by_template"] = {t: {"instances": f["instances"], **{k: f[k] for k in BLOCK_KEYS}}
                             for t, f in synth.get("by_template", {}).items()}
+    synth["ram_agreement"] = ram_agreement(synth, report)
     p = synth["percent"]
     print(f"yosys (hard blocks only): {synth['yosys_seconds']:.1f} s; {dev.get('name', 'device')}: "
           f"M20K {synth['m20k']} ({p['m20k']}%), DSP {synth['dsps']} ({p['dsps']}%), {synth['mlabs']} MLABs, "
           f"{synth['memories_in_logic']} memories left to logic")
     print(f"DSPs {synth['dsp_agreement']}")
+    print(f"RAMs {synth['ram_agreement']}")
     for t, f in synth["by_template"].items():
         if f["m20k"] or f["mlabs"] or f["dsps"]:
             print(f"  {t:16} x{f['instances']:<4} M20K {f['m20k']:>6}  MLABs {f['mlabs']:>6}  DSP {f['dsps']}")

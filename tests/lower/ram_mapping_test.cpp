@@ -15,6 +15,10 @@ TEST(RamMapping, DeepRamsTakeTheM20kShapeOfTheHighestEfficiency) {
   // 4,608 words of 512 bits: 512 x 32 (16 x 9 = 144, 100% efficient) where 512 x 40 would
   // take 117 (13 x 9, 98%): memory_bram ranks efficiency before the block count
   EXPECT_EQ(mapRam(512, 4608), (RamCells{144, 0, 0}));
+  // VGG-CIFAR's other two slots (synth.py --entity ss_replay_ram, 2026-12-02): 512 x 32
+  // again, 288 and 16 blocks where 512 x 40 would take 234 and 13
+  EXPECT_EQ(mapRam(512, 9216), (RamCells{288, 0, 0}));
+  EXPECT_EQ(mapRam(512, 144), (RamCells{16, 0, 0}));
   // a line RAM of 256 lines: one M20K per byte
   EXPECT_EQ(mapLineRam(256), (RamCells{64, 0, 0}));
   EXPECT_EQ(mapLineRam(4096), (RamCells{128, 0, 0}));

@@ -190,6 +190,7 @@ TEST(CliSynth, BlocksOnlyMapsAWholeDesignsDspBlocksAsTheCompilerCountsThem) {
   EXPECT_GT(mlabs, 0) << s.dump();
   EXPECT_EQ(mlabs, report["hardware"]["mlab_cells"]) << s.dump();
   EXPECT_EQ(s["m20k"], report["hardware"]["m20k_blocks"]) << s.dump();
+  EXPECT_EQ(s["ram_agreement"].get<std::string>().rfind("agree:", 0), 0u) << s.dump();
   // a run of one entity, or of GHDL only, is not a count of the design's blocks
   auto bad = runSynth(out, "--blocks-only --entity ss_mul -g LANES=2", dir);
   EXPECT_EQ(bad.exitCode, 1);
