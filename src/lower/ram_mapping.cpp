@@ -1,5 +1,6 @@
 #include "skeleshare/lower/ram_mapping.h"
 
+#include <algorithm>
 #include <array>
 #include <tuple>
 
@@ -66,6 +67,19 @@ RamCells mapRam(int64_t width, int64_t words) {
   const Fit mlab = fit(kMlabShape, width, words);
   if (mlab.efficiency >= kMinEfficiency) r.mlab = mlab.cells;
   else r.flipFlops = width * words;
+  return r;
+}
+
+int64_t replayRamSliceWidth(int64_t width, int64_t words) {
+  if (width <= 0 || words <= 0) return std::max<int64_t>(width, 1);
+  const int64_t slices = (width * words + kMaxMemoryBits - 1) / kMaxMemoryBits;
+  return (width + slices - 1) / slices;
+}
+
+RamCells mapReplayRam(int64_t width, int64_t words) {
+  const int64_t slice = replayRamSliceWidth(width, words);
+  RamCells r;
+  for (int64_t lo = 0; lo < width; lo += slice) r += mapRam(std::min(slice, width - lo), words);
   return r;
 }
 

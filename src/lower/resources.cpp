@@ -25,7 +25,7 @@ Resources ramResources(int64_t bits, const RamCells& cells) {
 /// The replay pool's RAMs (replay_pool.h).
 Resources replayPoolResources(const ReplayPool& pool) {
   Resources r;
-  for (const ReplaySlot& slot : pool.slots) r += ramResources(slot.bits(), mapRam(slot.width, slot.words));
+  for (const ReplaySlot& slot : pool.slots) r += ramResources(slot.bits(), mapReplayRam(slot.width, slot.words));
   return r;
 }
 
@@ -101,7 +101,7 @@ Resources nodeResources(const Unit& unit, const Node& n) {
       // a replay buffer of two banks of the repeated block (the stream inside the new
       // dimension): on chip, even for one word
       const ReplayShape s = replayShape(unit, n);
-      r = ramResources(s.width * s.words, mapRam(s.width, s.words));
+      r = ramResources(s.width * s.words, mapReplayRam(s.width, s.words));
       break;
     }
     case Prim::Broadcast:  // wiring

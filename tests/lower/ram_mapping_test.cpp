@@ -37,6 +37,19 @@ TEST(RamMapping, ShallowRamsGoToLutRam) {
   EXPECT_EQ(mapLineRam(103), (RamCells{64, 0, 0}));
 }
 
+TEST(RamMapping, AReplayRamOfMoreThan2To24BitsIsSlicedForYosys) {
+  // TinyYolo v2's window slot, 48,672 words of 512 bits (24.9 Mbit): one memory, yosys
+  // 0.23 maps nothing (its efficiency overflows an int: -71%) and leaves it to flip-flops;
+  // two slices of 256 bits map to 768 M20K each (2026-12-02)
+  EXPECT_EQ(replayRamSliceWidth(512, 48672), 256);
+  EXPECT_EQ(mapReplayRam(512, 48672), (RamCells{1536, 0, 0}));
+  // smaller RAMs are one slice; an uneven split leaves the last slice narrower
+  EXPECT_EQ(replayRamSliceWidth(16384, 288), 16384);
+  EXPECT_EQ(mapReplayRam(16384, 288), mapRam(16384, 288));
+  EXPECT_EQ(replayRamSliceWidth(1000, 50000), 334);  // 50 Mbit: slices of 334, 334 and 332
+  EXPECT_EQ(mapReplayRam(1000, 50000), (RamCells{mapRam(334, 50000).m20k * 2 + mapRam(332, 50000).m20k, 0, 0}));
+}
+
 TEST(RamMapping, OneWordIsFlipFlops) {
   // one word uses 1/32 of an MLAB cell: below the 5% that memory_bram asks of it too
   EXPECT_EQ(mapRam(48, 1), (RamCells{0, 0, 48}));

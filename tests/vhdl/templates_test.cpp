@@ -102,6 +102,13 @@ TEST(Templates, ConstantProductsBySumsOfShiftsAreProducts) {
   expectPackageTestbenchPasses("times", 30'000);
 }
 
+TEST(Templates, ASlicedReplayRamReadsWhatAWholeOneDoes) {
+  // ss_replay_ram cuts a RAM of more than 2**24 bits into slices of its word, each a
+  // memory of its own (lower::kMaxMemoryBits): every slicing of random writes and reads,
+  // uneven ones too, reads the words written, old data where a word is being written
+  expectPackageTestbenchPasses("replay_ram", 1'000, {"ss_replay_ram"});
+}
+
 TEST(Templates, SimulatedShiftersAgreeWithTheStagesSynthesisBuilds) {
   // ss_pkg's shifters take slices in simulation and are barrel shifters in synthesis;
   // every unit, width and amount was checked

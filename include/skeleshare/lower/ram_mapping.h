@@ -32,6 +32,20 @@ struct RamCells {
 /// failing both, flip-flops.
 RamCells mapRam(int64_t width, int64_t words);
 
+/// The most bits one memory of the design holds. yosys 0.23's `memory_bram` computes a
+/// memory's efficiency as 100 x its bits in an `int`, which overflows beyond 21,474,836
+/// bits: such a memory gets a negative efficiency, no M20K or MLAB takes it, and it is
+/// left to flip-flops (TinyYolo v2's window slot, 48,672 words of 512 bits). So
+/// ss_replay_ram splits a larger RAM into slices of its word, each a memory of its own.
+inline constexpr int64_t kMaxMemoryBits = int64_t{1} << 24;
+
+/// The bits of each slice of a replay RAM's word (ss_replay_ram's SLICE_W; the last
+/// slice may be narrower): the whole word unless the RAM holds more than kMaxMemoryBits.
+int64_t replayRamSliceWidth(int64_t width, int64_t words);
+
+/// A replay RAM (ss_replay_ram): its slices, each mapped as mapRam.
+RamCells mapReplayRam(int64_t width, int64_t words);
+
 /// A line RAM (ss_line_ram) of `lines` lines of 512 bits: GHDL splits it into 64
 /// byte-wide memories (its byte enables), each mapped as mapRam(8, lines).
 RamCells mapLineRam(int64_t lines);

@@ -9,13 +9,19 @@
 -- is the RAM's own read register: the form synthesis maps to block RAM (M20K) without
 -- extra flip-flops. A variable, not a signal, because GHDL keeps every bit of a signal
 -- as a signal of its own (full VGG-CIFAR's buffers: more than 18 GB).
+--
+-- A RAM of more than 2**24 bits is built as slices of its word, SLICE_W bits each (the
+-- last narrower), each a memory of its own: yosys 0.23 maps no memory of more than
+-- 21,474,836 bits (its efficiency overflows; lower::kMaxMemoryBits). The lowering passes
+-- SLICE_W (lower::replayRamSliceWidth): W for every smaller RAM.
 library ieee;
 use ieee.std_logic_1164.all;
 
 entity ss_replay_ram is
   generic (
-    W     : positive;  -- bits per word
-    WORDS : positive
+    W       : positive;  -- bits per word
+    WORDS   : positive;
+    SLICE_W : positive   -- bits per slice of the word
   );
   port (
     clk   : in  std_logic;
@@ -29,18 +35,24 @@ entity ss_replay_ram is
 end entity;
 
 architecture rtl of ss_replay_ram is
-  type ram_t is array (0 to WORDS - 1) of std_logic_vector(W - 1 downto 0);
+  constant SLICES : positive := (W + SLICE_W - 1) / SLICE_W;
 begin
-  rw : process (clk)
-    variable ram : ram_t;  -- no initial value: a word is read only after it was written
+  slices_g : for s in 0 to SLICES - 1 generate
+    constant LO : natural := s * SLICE_W;
+    constant HI : natural := minimum(W, LO + SLICE_W) - 1;
+    type ram_t is array (0 to WORDS - 1) of std_logic_vector(HI downto LO);
   begin
-    if rising_edge(clk) then
-      if re = '1' then
-        rdata <= ram(raddr);
+    rw : process (clk)
+      variable ram : ram_t;  -- no initial value: a word is read only after it was written
+    begin
+      if rising_edge(clk) then
+        if re = '1' then
+          rdata(HI downto LO) <= ram(raddr);
+        end if;
+        if we = '1' then
+          ram(waddr) := wdata(HI downto LO);
+        end if;
       end if;
-      if we = '1' then
-        ram(waddr) := wdata;
-      end if;
-    end if;
-  end process;
+    end process;
+  end generate;
 end architecture;

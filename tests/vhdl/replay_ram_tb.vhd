@@ -1,0 +1,79 @@
+-- Testbench of ss_replay_ram's slices (tests/vhdl/templates_test.cpp): RAMs of 10-bit words
+-- cut into slices of 10 (one memory), 4 (4 + 4 + 2), 3 and 1 bits get the same random
+-- writes and reads, some of the word being written, for 2,000 cycles. Every read must
+-- return what the testbench's own copy of the memory held before the edge (block RAM's
+-- read-before-write) in every slicing. Writes "checked N errors E".
+library ieee;
+use ieee.std_logic_1164.all;
+use ieee.numeric_std.all;
+use ieee.math_real.all;
+use work.tb_result.all;
+
+entity replay_ram_tb is
+  generic (RESULT_FILE : string := "result.txt");
+end entity;
+
+architecture sim of replay_ram_tb is
+  constant W     : positive := 10;
+  constant WORDS : positive := 13;
+  type widths_t is array (natural range <>) of positive;
+  constant SLICINGS : widths_t := (10, 4, 3, 1);
+  type data_t is array (SLICINGS'range) of std_logic_vector(W - 1 downto 0);
+  signal clk, we, re : std_logic := '0';
+  signal waddr, raddr : natural range 0 to WORDS - 1 := 0;
+  signal wdata : std_logic_vector(W - 1 downto 0) := (others => '0');
+  signal rdata : data_t;
+begin
+  rams : for k in SLICINGS'range generate
+    ram : entity work.ss_replay_ram
+      generic map (W => W, WORDS => WORDS, SLICE_W => SLICINGS(k))
+      port map (clk => clk, we => we, waddr => waddr, wdata => wdata, re => re, raddr => raddr, rdata => rdata(k));
+  end generate;
+
+  process
+    type mem_t is array (0 to WORDS - 1) of std_logic_vector(W - 1 downto 0);
+    variable mem : mem_t := (others => (others => '0'));
+    variable written : std_logic_vector(0 to WORDS - 1) := (others => '0');
+    variable expect : std_logic_vector(W - 1 downto 0);
+    variable reading : boolean := false;
+    variable s1, s2 : positive := 7;
+    variable x : real;
+    variable n, errors : natural := 0;
+    impure function rand(hi : natural) return natural is
+    begin
+      uniform(s1, s2, x);
+      return natural(floor(x * real(hi + 1))) mod (hi + 1);
+    end function;
+  begin
+    for cycle in 1 to 2000 loop
+      we <= '1' when rand(1) = 1 else '0';
+      re <= '1' when rand(1) = 1 else '0';
+      waddr <= rand(WORDS - 1);
+      raddr <= rand(WORDS - 1);
+      wdata <= std_logic_vector(to_unsigned(rand(2 ** W - 1), W));
+      wait for 1 ns;
+      -- a read of a written word: what the memory holds before this edge
+      reading := re = '1' and written(raddr) = '1';
+      expect := mem(raddr);
+      if we = '1' then
+        mem(waddr) := wdata;
+        written(waddr) := '1';
+      end if;
+      clk <= '1';
+      wait for 1 ns;
+      clk <= '0';
+      wait for 1 ns;
+      if reading then
+        for k in SLICINGS'range loop
+          n := n + 1;
+          if rdata(k) /= expect then
+            errors := errors + 1;
+            report "slices of " & integer'image(SLICINGS(k)) & " bits read a wrong word" severity error;
+          end if;
+        end loop;
+      end if;
+    end loop;
+    write_result(RESULT_FILE, n, errors);
+    wait;
+  end process;
+end architecture;
