@@ -276,6 +276,8 @@ def hardware_columns(report):
         # the compiler's count of the design's RAMs in M20K blocks, and the device's
         "m20k_blocks": pick(["m20k_blocks", "lowered_m20k_blocks"]),
         "device_m20k_blocks": pick(["device_m20k_blocks"]),
+        # and the RAMs too shallow for an M20K, in LUT-RAM (MLAB cells of 32 x 1 bits)
+        "mlab_cells": pick(["mlab_cells", "lowered_mlab_cells"]),
         "synth": None,
     }
     if isinstance(synth, dict):
@@ -371,13 +373,14 @@ def row_record(res, device_dsps):
     exp, r = res["exp"], res["report"] or {}
     used = r.get("dsp_used")
     hw = hardware_columns(r) if r else {"lowered_dsps": None, "estimated_cycles": None,
-                                       "onchip_memory_bits": None, "synth": None}
+                                       "onchip_memory_bits": None, "m20k_blocks": None,
+                                       "device_m20k_blocks": None, "mlab_cells": None, "synth": None}
     sim = res.get("sim") or {}
     lowered = res.get("lowered") or {}
     # `lower` and `sim` lower the extracted design themselves: their numbers fill the
     # columns that this build's compile report lacks.
     for key, sim_key in (("estimated_cycles", "estimated_cycles"), ("lowered_dsps", "dsp_multipliers"),
-                         ("onchip_memory_bits", None), ("m20k_blocks", None)):
+                         ("onchip_memory_bits", None), ("m20k_blocks", None), ("mlab_cells", None)):
         if hw[key] is None:
             low = lowered.get(key) if lowered.get(key) is not None else lowered.get("lowered_" + key)
             hw[key] = low if low is not None else sim.get(sim_key)
@@ -401,6 +404,7 @@ def row_record(res, device_dsps):
         "lowered_dsps": hw["lowered_dsps"], "estimated_cycles": hw["estimated_cycles"],
         "onchip_memory_bits": hw["onchip_memory_bits"],
         "m20k_blocks": hw["m20k_blocks"], "device_m20k_blocks": hw["device_m20k_blocks"],
+        "mlab_cells": hw["mlab_cells"],
         "synth": hw["synth"]["raw"] if hw["synth"] else None,
         "synth_logic": hw["synth"]["logic"] if hw["synth"] else None,
         "synth_ram": hw["synth"]["ram"] if hw["synth"] else None,
@@ -454,7 +458,7 @@ def markdown(rows, meta):
     out += ["", "## Hardware columns", "",
             "Lowered design and open-source estimates (n/a: not provided by this build or not run; "
             "see table3.json for why). Paper: Logic % of ALMs / RAM % of M20K, measured by Quartus.", "",
-            "| # | lowered DSPs | on-chip memory bits | M20K blocks (compiler) | estimated cycles | simulated cycles | "
+            "| # | lowered DSPs | on-chip memory bits | M20K blocks + MLAB cells (compiler) | estimated cycles | simulated cycles | "
             "yosys logic | yosys RAM | yosys DSP | paper Logic / RAM |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     for x in rows:
@@ -463,6 +467,8 @@ def markdown(rows, meta):
         m20k = fmt_int(x["m20k_blocks"])
         if x["m20k_blocks"] is not None and x["device_m20k_blocks"]:
             m20k += f" ({100.0 * x['m20k_blocks'] / x['device_m20k_blocks']:.0f}%)"
+        if x["mlab_cells"]:
+            m20k += f" + {fmt_int(x['mlab_cells'])} MLAB"
         out.append(f"| {x['id']} | {fmt_int(x['lowered_dsps'])} | {fmt_int(x['onchip_memory_bits'])} | {m20k} | "
                    f"{fmt_int(x['estimated_cycles'])} | {fmt_int(x['simulated_cycles'])} | "
                    f"{synth_cell(x['synth_logic'])} | {synth_cell(x['synth_ram'])} | {synth_cell(x['synth_dsp'])} | "
