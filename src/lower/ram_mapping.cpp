@@ -50,8 +50,8 @@ Fit fit(Shape s, int64_t width, int64_t words) {
 RamCells mapRam(int64_t width, int64_t words) {
   RamCells r;
   if (width <= 0 || words <= 0) return r;
-  // memory_bram keeps the accepted variant of the highest (efficiency, -cells, -acells),
-  // the first of equals
+  // memory_bram keeps the accepted variant of the highest (efficiency, -cells, -acells);
+  // between full ties (its hash order decides) the count is the same
   bool found = false;
   Fit best;
   for (const Shape& s : kM20kShapes) {

@@ -1,7 +1,7 @@
 #pragma once
 // How synthesis builds a RAM of the design: which memories become M20K blocks, which
 // LUT-RAM (MLAB) and which flip-flops, counted as yosys 0.23's `synth_intel_alm` maps
-// them (docs/hardware.md, "Hard blocks of the full designs"). The lowering counts the
+// them (docs/hardware.md, "RAMs as synthesis builds them"). The lowering counts the
 // design's M20K blocks with it, and places intermediates on chip by that count.
 
 #include <cstdint>
