@@ -372,9 +372,7 @@ def row_record(res, device_dsps):
     """One table row as plain data (the JSON), compile-side and hardware columns."""
     exp, r = res["exp"], res["report"] or {}
     used = r.get("dsp_used")
-    hw = hardware_columns(r) if r else {"lowered_dsps": None, "estimated_cycles": None,
-                                       "onchip_memory_bits": None, "m20k_blocks": None,
-                                       "device_m20k_blocks": None, "mlab_cells": None, "synth": None}
+    hw = hardware_columns(r)  # every column None for a missing report
     sim = res.get("sim") or {}
     lowered = res.get("lowered") or {}
     # `lower` and `sim` lower the extracted design themselves: their numbers fill the

@@ -355,10 +355,10 @@ def ram_agreement(synth, report):
     arbiter = synth.get("by_template", {}).get("ss_mem_arbiter", {}).get("mlabs", 0)
     mlabs = synth["mlabs"] - arbiter
     same = synth["m20k"] == hw["m20k_blocks"] and mlabs == hw["mlab_cells"]
-    return (("agree: " if same else "differ: ") +
-            f"M20K {synth['m20k']} = compiler's {hw['m20k_blocks']}, MLAB cells {mlabs} = compiler's {hw['mlab_cells']}"
-            .replace(" = ", " = " if same else " vs ") +
-            (f" (and {arbiter} of the arbiter's FIFO, which the compiler does not count)" if arbiter else ""))
+    verdict, eq = ("agree", "=") if same else ("differ", "vs")
+    arbiter_note = f" (and {arbiter} of the arbiter's FIFO, which the compiler does not count)" if arbiter else ""
+    return (f"{verdict}: M20K {synth['m20k']} {eq} compiler's {hw['m20k_blocks']}, "
+            f"MLAB cells {mlabs} {eq} compiler's {hw['mlab_cells']}{arbiter_note}")
 
 
 DEVICE_KEY = {"alms": "alms", "m20k": "m20k_blocks", "dsps": "dsp_blocks"}  # figure -> the device's count

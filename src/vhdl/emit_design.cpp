@@ -9,7 +9,6 @@
 #include <map>
 
 #include "skeleshare/lower/line_rams.h"
-#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "vhdl_text.h"
@@ -220,11 +219,7 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
       else
         t.body += muxOverCalls(target, units, source, idle);
     }
-    t.body += fmt::format(
-        "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2}, SLICE_W => {3})\n"
-        "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
-        "              raddr => {0}_raddr, rdata => {0}_rdata);\n",
-        r, slot.width, slot.words, lower::replayRamSliceWidth(slot.width, slot.words));
+    t.body += detail::replayRamInstance(r, slot.width, slot.words, r + "_rdata");
   }
   return t;
 }

@@ -11,7 +11,6 @@
 #include <optional>
 #include <set>
 
-#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/vhdl/emitter.h"
@@ -487,11 +486,7 @@ class UnitWriter {
           signal(ram + "_waddr", fmt::format("natural range 0 to {}", shape.words - 1));
           signal(ram + "_raddr", fmt::format("natural range 0 to {}", shape.words - 1));
           signal(ram + "_wdata", slv(shape.width));
-          body_ += fmt::format(
-              "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2}, SLICE_W => {4})\n"
-              "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
-              "              raddr => {0}_raddr, rdata => n{3}_data);\n",
-              ram, shape.width, shape.words, i, lower::replayRamSliceWidth(shape.width, shape.words));
+          body_ += replayRamInstance(ram, shape.width, shape.words, fmt::format("n{}_data", i));
         }
         const std::string m = pooled == spec_.replayPorts.end() ? ram : pooled->second;
         body_ += fmt::format(

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/vhdl/emitter.h"
 
 namespace skeleshare::vhdl::detail {
@@ -23,6 +24,14 @@ std::string intVector(const std::vector<int64_t>& values) {
   std::string s = "(";
   for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + intLiteral(values[i]);
   return s + ")";
+}
+
+std::string replayRamInstance(const std::string& name, int64_t width, int64_t words, const std::string& rdata) {
+  return fmt::format(
+      "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2}, SLICE_W => {3})\n"
+      "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
+      "              raddr => {0}_raddr, rdata => {4});\n",
+      name, width, words, lower::replayRamSliceWidth(width, words), rdata);
 }
 
 std::string readTemplate(const std::string& templateDir, const std::string& name) {

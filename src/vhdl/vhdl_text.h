@@ -18,6 +18,11 @@ std::string intVector(const std::vector<int64_t>& values);
 /// A 32-bit VHDL integer literal, checked.
 std::string intLiteral(int64_t v);
 
+/// An ss_replay_ram instance `name` of `words` words of `width` bits, its ports the
+/// signals `name`_we, _waddr, _wdata, _re, _raddr and its read data to `rdata`; sliced as
+/// lower::replayRamSliceWidth says.
+std::string replayRamInstance(const std::string& name, int64_t width, int64_t words, const std::string& rdata);
+
 /// The contents of templateDir/name; throws std::runtime_error when it cannot be read.
 std::string readTemplate(const std::string& templateDir, const std::string& name);
 
