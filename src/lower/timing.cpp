@@ -38,6 +38,20 @@ int64_t stages(const Node& n) {
 
 int elementBytes(const Program& prog, const Node& n) { return prog.buffers.at(static_cast<size_t>(n.buffer)).bits / 8; }
 
+bool onChip(const Program& prog, const Node& n) {
+  return prog.buffers.at(static_cast<size_t>(n.buffer)).memory == Memory::OnChip;
+}
+
+/// The cycles a Read keeps its stage busy: a run a cycle, and, from an on-chip buffer,
+/// no faster than that buffer's port moves lines, one a cycle (ss_line_ram has one read
+/// port). A run may take two lines (L and L + 1, docs/hardware.md "Runs"): self-attention's
+/// last product reads transpose(V)'s 64 x 32 blocks in 64 runs of 128 lines, which its
+/// replay buffer waited 128 cycles for (simulated 270 cycles, estimated 210 before).
+/// Off-chip lines are the memory port's, which the unit's port term counts.
+int64_t readBusy(const Program& prog, const Node& read, const AccessCount& a) {
+  return onChip(prog, read) ? std::max(a.runs, a.lines) : a.runs;
+}
+
 }  // namespace
 
 cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts) {
@@ -45,10 +59,10 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
   const size_t n = unit.nodes.size();
   std::vector<int64_t> busy(n, 0), depth(n, 0);
   // An intermediate kept on chip has a port of its own: its lines do not cross the memory's.
-  std::map<int, int64_t> onChip;  // buffer -> lines this unit moves through its port
+  std::map<int, int64_t> onChipLines;  // buffer -> lines this unit moves through its port
   auto addLines = [&](const Node& node, int64_t lines) {
-    if (prog.buffers.at(static_cast<size_t>(node.buffer)).memory == Memory::OnChip)
-      onChip[node.buffer] += lines;
+    if (onChip(prog, node))
+      onChipLines[node.buffer] += lines;
     else
       load.lines += lines;
   };
@@ -63,7 +77,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
     switch (node.prim) {
       case Prim::Read: {
         AccessCount a = counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes(), keptLines(node));
-        busy[i] = a.runs;
+        busy[i] = readBusy(prog, node, a);
         addLines(node, a.lines);
         break;
       }
@@ -95,7 +109,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
     load.busiest = std::max(load.busiest, busy[i]);
     load.depth = std::max(load.depth, depth[i]);
   }
-  for (const auto& [buffer, lines] : onChip) load.onChipLines = std::max(load.onChipLines, lines);
+  for (const auto& [buffer, lines] : onChipLines) load.onChipLines = std::max(load.onChipLines, lines);
   return load;
 }
 
@@ -107,7 +121,7 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& coun
   for (size_t i = 0; i < unit.nodes.size(); ++i) {
     const Node& node = unit.nodes[i];
     if (node.prim == Prim::Read && !replayed[i])
-      runs = std::max(runs, counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes(), keptLines(node)).runs);
+      runs = std::max(runs, readBusy(prog, node, counts.read(node.addr, elementBytes(prog, node), node.type.vectorLanes(), keptLines(node))));
   }
   return runs;
 }

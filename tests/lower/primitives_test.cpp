@@ -375,5 +375,38 @@ TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
   EXPECT_EQ(rl.depth, 6 + 2 + 3);
 }
 
+// A read of an on-chip buffer is no faster than the buffer's one read port: a line a
+// cycle. Self-attention's last product reads transpose(V) in two 64 x 32 blocks, a run
+// taking the halves of two rows (two lines), so its 64 runs need 128 lines; off chip the
+// memory port's term counts them, on chip the read waits for them (270 cycles simulated,
+// 210 estimated when only its runs counted).
+TEST(Cycles, AnOnChipReadTakesALineACycle) {
+  AccessCounter counts;
+  for (Memory memory : {Memory::OffChip, Memory::OnChip}) {
+    Program p;
+    p.buffers.push_back({"v", 8, {64, 64}, memory, Role::Intermediate});
+    p.buffers.push_back({"y", 8, {2, 64, 32}, Memory::OffChip, Role::Output});
+    Unit u{"u", {}, std::nullopt};
+    AddrGen g = AddrGen::identity({64, 64});
+    g.transpose(0, 1);  // columns of v
+    g.split(0, 32);     // (column block, column in block, row)
+    g.permute({0, 2, 1});
+    g.counters[1].kind = V;
+    g.counters[2].kind = V;
+    UnitBuilder b(p, u);
+    const uint32_t blocks = b.read(0, g);
+    AddrGen out = AddrGen::identity({2, 64, 32});
+    out.counters[1].kind = V;
+    out.counters[2].kind = V;
+    b.write(1, out, blocks);
+    const AccessCount a = counts.read(g, 1, 64 * 32);
+    EXPECT_EQ(a.runs, 64);
+    EXPECT_EQ(a.lines, 128);
+    const cost::UnitLoad load = unitLoad(p, u, counts);
+    EXPECT_EQ(load.busiest, memory == Memory::OnChip ? 128 : 64) << load.busiest;
+    EXPECT_EQ(freshReadRuns(p, u, counts), memory == Memory::OnChip ? 128 : 64);
+  }
+}
+
 }  // namespace
 }  // namespace skeleshare::lower

@@ -16,7 +16,8 @@ class AccessCounter;
 
 /// The load of one unit (its reads' and writes' runs and lines counted through `counts`).
 cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts);
-/// The most runs of one of the unit's reads whose data no Repeat replays.
+/// The most cycles one of the unit's reads whose data no Repeat replays keeps busy: its runs, or
+/// an on-chip buffer's lines where they are more (one a cycle).
 int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& counts);
 
 struct CycleEstimate {
