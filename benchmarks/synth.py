@@ -3,7 +3,7 @@
 
     benchmarks/synth.py DIR [--ghdl-only] [--ghdl-timeout S] [--yosys-timeout S]
                             [--hierarchical | --per-module [--jobs N]] [--lut-mapper abc9|abc]
-                            [--blocks-only]
+                            [--blocks-only | --dsps-only]
                             [--entity NAME [-g GENERIC=VALUE]...]
 
 DIR is what `skeleshare compile FILE.dsl -o DIR` wrote: DIR/vhdl/files.txt (the VHDL files
@@ -35,6 +35,12 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    report.json["synth_blocks"], never to "synth", with dsp_agreement and ram_agreement:
    yosys's M20K blocks and MLAB cells against the compiler's hardware.m20k_blocks and
    mlab_cells.)
+   (`--dsps-only`: --per-module --blocks-only for the modules that multiply, and only for
+   them: every module is first read alone (`read_verilog; stat`, seconds), and one with no
+   `$mul` cell cannot hold a DSP block, so it is not mapped. A whole design's DSP blocks
+   in minutes where --blocks-only takes hours (every read's line FIFO is a memory it
+   maps). Written to DIR/synth/dsps/ and report.json["synth_dsps"], with dsp_agreement;
+   no RAM figures.)
    (Cyclone 10 GX has the ALMs, M20Ks and variable-precision DSP blocks of Arria 10).
 3. The cell counts of `stat` become DIR/report.json["synth"] (rewritten atomically), with
    percentages of the device named in report.json (rules/devices/<device>.json).
@@ -252,6 +258,27 @@ def logged_usage(log_path):
         return yosys_usage(f.read().decode(errors="replace"))
 
 
+def multiplies(args, name, mdir, kids):
+    """Whether module `name` (DIR/synth/.../modules/NAME.v, its submodules black boxes) has
+    a multiplier: a `$mul` cell once yosys has read it and simplified its expressions
+    (opt_expr, which turns a product with a power of two, as in a line's byte address,
+    into a shift). Only a `$mul` becomes a DSP block in synth_intel_alm, whose flow runs
+    opt_expr before its DSP mapping and never makes a `$mul` of anything else, so a module
+    without one maps to none. Returns (that, the read's wall seconds); the read is logged to
+    NAME.log (a mapping run replaces it)."""
+    script = "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids))
+    script += f"read_verilog {name}.v\nhierarchy -top {name}\nopt_expr\ntee -q -o {name}.scan.json stat -json\n"
+    with open(os.path.join(mdir, name + ".scan.ys"), "w") as f:
+        f.write(script)
+    seconds = run_tool(f"yosys (read {name})", [args.yosys, "-q", "-l", name + ".log", "-s", name + ".scan.ys"], mdir,
+             os.path.join(mdir, name + ".out"), os.path.join(mdir, name + ".err"), args.yosys_timeout)
+    stat = load_yosys_stat(os.path.join(mdir, name + ".scan.json"))
+    own = stat.get("modules", {}).get("\\" + name) or stat.get("modules", {}).get(name)
+    if not own or "num_cells_by_type" not in own:
+        raise SynthError(f"{mdir}/{name}.scan.json: no cell statistics for {name}")
+    return own["num_cells_by_type"].get("$mul", 0) > 0, seconds
+
+
 def synth_per_module(args, verilog, top, work):
     """One yosys run per module of the netlist, its submodules read as black boxes (ports
     only): the same result as `-noflatten` in one run (no optimisation crosses a module
@@ -290,6 +317,12 @@ def synth_per_module(args, verilog, top, work):
         for c in kids[name]:  # the black boxes' texts
             with open(os.path.join(mdir, c + ".v"), "w") as f:
                 f.write(modules[c])
+        if args.dsps_only:
+            mul, seconds = multiplies(args, name, mdir, kids[name])
+            if not mul:
+                with open(stat, "w") as f:  # no multiplier, so no DSP block: nothing to map
+                    json.dump({"modules": {name: {"num_cells_by_type": {}}}, "mapped": False}, f)
+                return seconds, False
         seconds = run_tool(f"yosys ({name})", [args.yosys, "-q", "-l", name + ".log", "-s", name + ".ys"], mdir,
                            os.path.join(mdir, name + ".out"), os.path.join(mdir, name + ".err"), args.yosys_timeout,
                            progress_log=os.path.join(mdir, name + ".log"))
@@ -316,6 +349,8 @@ def synth_per_module(args, verilog, top, work):
                 by_template[template][kind] += n * counts[name]
     reused = sum(1 for _, r in results.values() if r)
     done = {"unique": len(names), "synthesised": len(names) - reused, "reused": reused}
+    if args.dsps_only:  # the modules read and found to have no multiplier were not mapped
+        done["mapped"] = sum(1 for n in names if load_json(os.path.join(mdir, n + ".stat.json")).get("mapped", True))
     if all(usage):
         done.update({"cpu_seconds": round(sum(u[0] for u in usage), 1), "peak_mb": max(u[1] for u in usage)})
     breakdown = {t: {"instances": instances[t], **count_cells(c)} for t, c in sorted(by_template.items())}
@@ -413,6 +448,22 @@ def report_blocks(synth, cells, dev, report):
             print(f"  {t:16} x{f['instances']:<4} M20K {f['m20k']:>6}  MLABs {f['mlabs']:>6}  DSP {f['dsps']}")
 
 
+def report_dsps(synth, cells, dev, report):
+    """A --dsps-only run's figures (DSP blocks, nothing else) into synth, printed."""
+    synth.update({k: v for k, v in count_cells(cells).items() if k in ("dsp_mults", "dsps")})
+    synth["percent"] = device_percent(synth, dev, ("dsps",))
+    synth["device"] = dev.get("name", "")
+    synth["dsp_agreement"] = dsp_agreement(synth, report)
+    synth["by_template"] = {t: {"instances": f["instances"], "dsps": f["dsps"]}
+                            for t, f in synth.get("by_template", {}).items() if f["dsps"]}
+    m = synth.get("modules", {})
+    print(f"yosys (DSP blocks only): {synth['yosys_seconds']:.1f} s, {m.get('mapped')} of {m.get('unique')} modules "
+          f"mapped (the rest have no multiplier); {dev.get('name', 'device')}: DSP {synth['dsps']} ({synth['percent']['dsps']}%)")
+    print(f"DSPs {synth['dsp_agreement']}")
+    for t, f in synth["by_template"].items():
+        print(f"  {t:16} x{f['instances']:<4} DSP {f['dsps']}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir", help="output directory of `skeleshare compile`")
@@ -435,6 +486,9 @@ def main():
     ap.add_argument("--blocks-only", action="store_true",
                     help="map DSP blocks, M20Ks and MLABs only (synth_intel_alm up to map_ffram): exact hard-block "
                          "counts in a fraction of the time, no logic figures; report.json[\"synth_blocks\"]")
+    ap.add_argument("--dsps-only", action="store_true",
+                    help="--per-module --blocks-only for the modules with a multiplier only (each module is read first): "
+                         "a whole design's DSP blocks in minutes; report.json[\"synth_dsps\"]")
     ap.add_argument("--jobs", type=int, default=1, help="--per-module: yosys runs at once (default 1)")
     ap.add_argument("--entity", help="synthesise this entity instead of report.json's top")
     ap.add_argument("-g", dest="generics", action="append", default=[], metavar="NAME=VALUE",
@@ -463,10 +517,16 @@ def main():
         raise SynthError("-g needs --entity (the design's top has no generics)")
     key = "synth"
     work = os.path.join(d, "synth")
+    if args.dsps_only:
+        if args.blocks_only or args.hierarchical:
+            raise SynthError("--dsps-only is a --per-module --blocks-only run of its own: it takes neither")
+        args.blocks_only = args.per_module = True
     if args.blocks_only:
+        flag = "--dsps-only" if args.dsps_only else "--blocks-only"
         if args.entity or args.ghdl_only or args.lut_mapper != "abc9":
-            raise SynthError("--blocks-only maps no logic: it takes neither --entity, --ghdl-only nor --lut-mapper")
-        key, work = "synth_blocks", os.path.join(work, "blocks")
+            raise SynthError(f"{flag} maps no logic: it takes neither --entity, --ghdl-only nor --lut-mapper")
+        key, work = ("synth_dsps", os.path.join(work, "dsps")) if args.dsps_only else \
+            ("synth_blocks", os.path.join(work, "blocks"))
     if args.entity:
         top, key, work = args.entity, "synth_entity", os.path.join(work, args.entity)
     os.makedirs(work, exist_ok=True)
@@ -505,17 +565,21 @@ def main():
                 raise SynthError(f"{stat_json}: no cell statistics for {top}")
             cells = module["num_cells_by_type"]
         mapper = (" (LUTs: abc -lut 6)" if args.lut_mapper == "abc" else "") + \
-            (" -run begin:map_ffram (hard blocks only)" if args.blocks_only else "")
+            (" -run begin:map_ffram (hard blocks only)" if args.blocks_only else "") + \
+            (", the modules with a $mul cell only" if args.dsps_only else "")
         how = " (one run per module)" if args.per_module else ""
         synth.update({"tool": synth["tool"] + f" + yosys synth_intel_alm -family {FAMILY} {SYNTH_FLAGS} {flatten}".rstrip() + mapper
                       + how, "yosys_seconds": round(yosys_s, 1), "cells": cells})
-        if args.blocks_only:
+        if args.dsps_only:
+            report_dsps(synth, cells, dev, report)
+        elif args.blocks_only:
             report_blocks(synth, cells, dev, report)
         else:
             report_logic(synth, cells, dev, report, args)
         if "cpu_seconds" in synth.get("modules", {}):
             m = synth["modules"]
-            print(f"modules: {m['unique']} ({m['synthesised']} synthesised, {m['reused']} reused); yosys CPU over all of "
+            done = f"{m['synthesised']} read, {m['mapped']} of them mapped" if "mapped" in m else f"{m['synthesised']} synthesised"
+            print(f"modules: {m['unique']} ({done}, {m['reused']} reused); yosys CPU over all of "
                   f"them {m['cpu_seconds']:.0f} s, at most {m['peak_mb']:.0f} MB in one")
 
     report[key] = synth

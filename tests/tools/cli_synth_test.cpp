@@ -191,6 +191,20 @@ TEST(CliSynth, BlocksOnlyMapsAWholeDesignsDspBlocksAsTheCompilerCountsThem) {
   EXPECT_EQ(mlabs, report["hardware"]["mlab_cells"]) << s.dump();
   EXPECT_EQ(s["m20k"], report["hardware"]["m20k_blocks"]) << s.dump();
   EXPECT_EQ(s["ram_agreement"].get<std::string>().rfind("agree:", 0), 0u) << s.dump();
+  // --dsps-only maps the modules that multiply, and only them: the same DSP blocks, from
+  // one module of the design's nineteen
+  auto d = runSynth(out, "--dsps-only", dir);
+  ASSERT_EQ(d.exitCode, 0) << d.out << d.err;
+  report = nlohmann::json::parse(readFile(out / "report.json"));
+  auto ds = report["synth_dsps"];
+  EXPECT_EQ(ds["dsps"], s["dsps"]) << ds.dump();
+  EXPECT_EQ(ds["dsp_agreement"].get<std::string>().rfind("agree:", 0), 0u) << ds.dump();
+  EXPECT_EQ(ds["modules"]["mapped"], 1) << ds.dump();
+  EXPECT_GT(ds["modules"]["unique"].get<int64_t>(), 1) << ds.dump();
+  EXPECT_EQ(ds["by_template"]["ss_mul"]["dsps"], 8) << ds.dump();
+  EXPECT_FALSE(ds.contains("m20k"));
+  EXPECT_EQ(report["synth_blocks"], s);  // a run of its own, beside the blocks-only one
+  EXPECT_EQ(runSynth(out, "--dsps-only --blocks-only", dir).exitCode, 1);
   // a run of one entity, or of GHDL only, is not a count of the design's blocks
   auto bad = runSynth(out, "--blocks-only --entity ss_mul -g LANES=2", dir);
   EXPECT_EQ(bad.exitCode, 1);
