@@ -382,18 +382,15 @@ def dsp_agreement(synth, report):
 
 def ram_agreement(synth, report):
     """Compares yosys' M20K blocks and MLAB cells with the compiler's count of the design's
-    RAMs (lower/ram_mapping.h); returns a sentence. The compiler does not count the
-    arbiter's FIFO of read ports: its cells are left out where --per-module names them."""
+    RAMs (lower/ram_mapping.h, the arbiter's FIFO of read ports included); returns a
+    sentence."""
     hw = report.get("hardware", {})
     if "m20k_blocks" not in hw or "mlab_cells" not in hw:
         return "report.json has no hardware.m20k_blocks / mlab_cells to compare with"
-    arbiter = synth.get("by_template", {}).get("ss_mem_arbiter", {}).get("mlabs", 0)
-    mlabs = synth["mlabs"] - arbiter
-    same = synth["m20k"] == hw["m20k_blocks"] and mlabs == hw["mlab_cells"]
+    same = synth["m20k"] == hw["m20k_blocks"] and synth["mlabs"] == hw["mlab_cells"]
     verdict, eq = ("agree", "=") if same else ("differ", "vs")
-    arbiter_note = f" (and {arbiter} of the arbiter's FIFO, which the compiler does not count)" if arbiter else ""
     return (f"{verdict}: M20K {synth['m20k']} {eq} compiler's {hw['m20k_blocks']}, "
-            f"MLAB cells {mlabs} {eq} compiler's {hw['mlab_cells']}{arbiter_note}")
+            f"MLAB cells {synth['mlabs']} {eq} compiler's {hw['mlab_cells']}")
 
 
 DEVICE_KEY = {"alms": "alms", "m20k": "m20k_blocks", "dsps": "dsp_blocks"}  # figure -> the device's count

@@ -14,6 +14,7 @@
 #include "skeleshare/extract/outline.h"
 #include "skeleshare/ir/printer.h"
 #include "skeleshare/lower/lower.h"
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/summary.h"
@@ -396,16 +397,19 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     // the units' replay buffers and the RAMs they share (lower/replay_pool.h)
     const lower::ReplayPool pool = lower::planReplayPool(*c.program);
     hw["replay_buffers"] = {{"buffers", pool.slotOf.size()}, {"rams", pool.slots.size()}, {"bits", pool.bits()}};
-    hw["m20k_blocks"] = res.m20kBlocks;
-    hw["mlab_cells"] = res.mlabCells;  // LUT-RAM: the RAMs too shallow for an M20K
+    // the lowering's RAMs and the arbiter's FIFO of read ports, whose ports the emitter counts
+    const lower::RamCells arbiter = lower::mapArbiterFifo(c.hardware->linePorts);
+    const int64_t m20k = res.m20kBlocks + arbiter.m20k, mlab = res.mlabCells + arbiter.mlab;
+    hw["m20k_blocks"] = m20k;
+    hw["mlab_cells"] = mlab;  // LUT-RAM: the RAMs too shallow for an M20K
     hw["device_m20k_blocks"] = device.m20kBlocks;
     j["top"] = c.hardware->top;
     j["memory_map"] = memoryMapJson(c.hardware->map);
     say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles, top entity {}",
                        c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
     say(o, fmt::format("on-chip memory: {} of the device's {} M20K blocks and {} MLAB cells ({} replay buffer(s) in {} RAM(s)){}",
-                       res.m20kBlocks, device.m20kBlocks, res.mlabCells, pool.slotOf.size(), pool.slots.size(),
-                       res.m20kBlocks > device.m20kBlocks ? ": more than the device has" : ""));
+                       m20k, device.m20kBlocks, mlab, pool.slotOf.size(), pool.slots.size(),
+                       m20k > device.m20kBlocks ? ": more than the device has" : ""));
     // The cycle model prices the widening rules' designs less well (rules/widening.rules):
     // say so when the lowering's count disagrees, with the default rules' suggestion.
     if (j.value("rule_stage", "") == "widened" && c.predictedCycles > 0 &&

@@ -83,6 +83,12 @@ RamCells mapReplayRam(int64_t width, int64_t words) {
   return r;
 }
 
+RamCells mapArbiterFifo(int64_t ports) {
+  int64_t bits = 1;
+  while ((int64_t{1} << bits) < ports) ++bits;
+  return mapRam(bits, kArbiterPendingReads);
+}
+
 RamCells mapLineRam(int64_t lines) {
   RamCells byte = mapRam(8, lines);
   return {byte.m20k * kLineBytes, byte.mlab * kLineBytes, byte.flipFlops * kLineBytes};

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/vhdl/emitter.h"
 #include "vhdl_text.h"
@@ -389,7 +390,7 @@ architecture rtl of {0} is
 
 {4}{7}{9}
   arbiter : entity work.ss_mem_arbiter
-    generic map (N => {11})
+    generic map (N => {11}, MAX_PENDING => {12})
     port map (clk => clk, rst => rst, l_req => {10}_req, l_we => "{5}", l_addr => {10}_addr, l_wdata => {10}_wdata,
               l_be => {10}_be, l_gnt => {10}_gnt, l_rvalid => {10}_rvalid, l_rdata => l_rdata, idle => mem_idle,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
@@ -398,7 +399,7 @@ architecture rtl of {0} is
 end architecture;
 )",
       top, units.size(), nPorts, unitRsts, inst, we, shared.decls + replay.decls, shared.body + replay.body,
-      memory.decls, memory.body, ext, external.size());
+      memory.decls, memory.body, ext, external.size(), lower::kArbiterPendingReads);
 }
 
 }  // namespace

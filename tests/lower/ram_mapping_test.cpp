@@ -50,6 +50,15 @@ TEST(RamMapping, AReplayRamOfMoreThan2To24BitsIsSlicedForYosys) {
   EXPECT_EQ(mapReplayRam(1000, 50000), (RamCells{mapRam(334, 50000).m20k * 2 + mapRam(332, 50000).m20k, 0, 0}));
 }
 
+TEST(RamMapping, TheArbitersFifoHoldsAPortIndexPerPendingRead) {
+  // 32 words of the bits a port's index takes, a cell per bit (synth.py --blocks-only,
+  // 2026-12-02: 2 cells with 3 ports, 3 with four chained matrix products' 5 to 8)
+  EXPECT_EQ(mapArbiterFifo(3), (RamCells{0, 2, 0}));
+  EXPECT_EQ(mapArbiterFifo(8), (RamCells{0, 3, 0}));
+  EXPECT_EQ(mapArbiterFifo(9), (RamCells{0, 4, 0}));
+  EXPECT_EQ(mapArbiterFifo(1), (RamCells{0, 1, 0}));
+}
+
 TEST(RamMapping, OneWordIsFlipFlops) {
   // one word uses 1/32 of an MLAB cell: below the 5% that memory_bram asks of it too
   EXPECT_EQ(mapRam(48, 1), (RamCells{0, 0, 48}));

@@ -50,4 +50,12 @@ RamCells mapReplayRam(int64_t width, int64_t words);
 /// byte-wide memories (its byte enables), each mapped as mapRam(8, lines).
 RamCells mapLineRam(int64_t lines);
 
+/// Reads the memory arbiter (ss_mem_arbiter's MAX_PENDING) lets be in flight at once; its
+/// FIFO holds the port of each.
+inline constexpr int64_t kArbiterPendingReads = 32;
+
+/// The arbiter's FIFO of read ports for `ports` line ports: kArbiterPendingReads words of
+/// the bits a port's index takes (GHDL's `natural range 0 to ports - 1`).
+RamCells mapArbiterFifo(int64_t ports);
+
 }  // namespace skeleshare::lower

@@ -20,7 +20,7 @@ use ieee.numeric_std.all;
 use work.ss_pkg.all;
 
 entity ss_mem_arbiter is
-  generic (N : positive; MAX_PENDING : positive := 32);
+  generic (N : positive; MAX_PENDING : positive := 32);  -- designs: lower::kArbiterPendingReads
   port (
     clk, rst : in std_logic;
     l_req    : in  std_logic_vector(N - 1 downto 0);
