@@ -20,12 +20,14 @@ end entity;
 
 architecture rtl of ss_vec_to_stm is
   constant W : positive := LANES * BITS;
-  signal buf   : std_logic_vector(N * W - 1 downto 0) := (others => '0');
-  signal left  : natural range 0 to N := 0;  -- parts of `buf` not yet sent
+  -- not `buf`: GHDL keeps the name in its Verilog netlist, where buf is a gate primitive
+  -- that yosys refuses as an identifier
+  signal held  : std_logic_vector(N * W - 1 downto 0) := (others => '0');
+  signal left  : natural range 0 to N := 0;  -- parts of `held` not yet sent
 begin
   i_ready <= '1' when left = 0 or (left = 1 and o_ready = '1') else '0';
   o_valid <= '1' when left /= 0 else '0';
-  o_data  <= buf((N - left) * W + W - 1 downto (N - left) * W) when left /= 0 else (others => '0');
+  o_data  <= held((N - left) * W + W - 1 downto (N - left) * W) when left /= 0 else (others => '0');
 
   process (clk)
   begin
@@ -33,7 +35,7 @@ begin
       if rst = '1' then
         left <= 0;
       elsif (left = 0 or (left = 1 and o_ready = '1')) and i_valid = '1' then
-        buf  <= i_data;
+        held <= i_data;
         left <= N;
       elsif left /= 0 and o_ready = '1' then
         left <= left - 1;
