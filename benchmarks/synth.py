@@ -575,8 +575,9 @@ def main():
             report_logic(synth, cells, dev, report, args)
         if "cpu_seconds" in synth.get("modules", {}):
             m = synth["modules"]
-            done = f"{m['synthesised']} read, {m['mapped']} of them mapped" if "mapped" in m else f"{m['synthesised']} synthesised"
-            print(f"modules: {m['unique']} ({done}, {m['reused']} reused); yosys CPU over all of "
+            done = f"{m['synthesised']} read" if "mapped" in m else f"{m['synthesised']} synthesised"
+            mapped = f"; {m['mapped']} of all {m['unique']} mapped" if "mapped" in m else ""
+            print(f"modules: {m['unique']} ({done}, {m['reused']} reused{mapped}); yosys CPU over all of "
                   f"them {m['cpu_seconds']:.0f} s, at most {m['peak_mb']:.0f} MB in one")
 
     report[key] = synth
