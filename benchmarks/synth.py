@@ -36,8 +36,8 @@ in compile order) and DIR/report.json ("top", "device", "dsp_used", "lowered_dsp
    yosys's M20K blocks and MLAB cells against the compiler's hardware.m20k_blocks and
    mlab_cells.)
    (`--dsps-only`: --per-module --blocks-only for the modules that multiply, and only for
-   them: every module is first read alone (`read_verilog; stat`, seconds), and one with no
-   `$mul` cell cannot hold a DSP block, so it is not mapped. A whole design's DSP blocks
+   them: every module is first read alone (`read_verilog; hierarchy; opt_expr; stat`,
+   seconds), and one with no `$mul` cell left cannot hold a DSP block, so it is not mapped. A whole design's DSP blocks
    in minutes where --blocks-only takes hours (every read's line FIFO is a memory it
    maps). Written to DIR/synth/dsps/ and report.json["synth_dsps"], with dsp_agreement;
    no RAM figures.)
@@ -258,6 +258,11 @@ def logged_usage(log_path):
         return yosys_usage(f.read().decode(errors="replace"))
 
 
+def read_black_boxes(kids):
+    """The yosys commands that read a module's submodules as black boxes (ports only)."""
+    return "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids))
+
+
 def multiplies(args, name, mdir, kids):
     """Whether module `name` (DIR/synth/.../modules/NAME.v, its submodules black boxes) has
     a multiplier: a `$mul` cell once yosys has read it and simplified its expressions
@@ -266,8 +271,7 @@ def multiplies(args, name, mdir, kids):
     opt_expr before its DSP mapping and never makes a `$mul` of anything else, so a module
     without one maps to none. Returns (that, the read's wall seconds); the read is logged to
     NAME.log (a mapping run replaces it)."""
-    script = "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids))
-    script += f"read_verilog {name}.v\nhierarchy -top {name}\nopt_expr\ntee -q -o {name}.scan.json stat -json\n"
+    script = read_black_boxes(kids) + f"read_verilog {name}.v\nhierarchy -top {name}\nopt_expr\ntee -q -o {name}.scan.json stat -json\n"
     with open(os.path.join(mdir, name + ".scan.ys"), "w") as f:
         f.write(script)
     seconds = run_tool(f"yosys (read {name})", [args.yosys, "-q", "-l", name + ".log", "-s", name + ".scan.ys"], mdir,
@@ -305,8 +309,7 @@ def synth_per_module(args, verilog, top, work):
     def run(name):
         """(seconds, reused) for one module; its cells are in modules/NAME.stat.json."""
         v, ys, stat = (os.path.join(mdir, name + ext) for ext in (".v", ".ys", ".stat.json"))
-        script = "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids[name]))
-        script += f"read_verilog {name}.v\n{synth_command(args, name, '-noflatten')}\ntee -q -o {name}.stat.json stat -json\n"
+        script = read_black_boxes(kids[name]) + f"read_verilog {name}.v\n{synth_command(args, name, '-noflatten')}\ntee -q -o {name}.stat.json stat -json\n"
         if unchanged(v, modules[name], verilog_modules.canonical) and unchanged(ys, script) and os.path.isfile(stat):
             return 0.0, True
         if os.path.isfile(stat):
