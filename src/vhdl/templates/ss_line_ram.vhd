@@ -6,11 +6,15 @@
 -- The ports speak the memory arbiter's protocol (ss_mem_arbiter), so ss_read and ss_write
 -- do not know which memory serves them: a port raises l_req with its line's byte address
 -- (the region in the memory map of port p's buffer starts at BASE(p)) and, for a write, data and byte
--- enables; l_gnt is combinational and the request is taken at that clock edge. One request
--- is taken per cycle, round-robin from the port after the last taken, and there are no
--- wait states: a write is in the RAM after the edge that takes it, and a read's line comes
--- back at the next edge (l_rdata, registered, with l_rvalid high for that port). So the
--- sequencer needs no idle signal from here before the next unit runs.
+-- enables; l_gnt is combinational and the request is taken at that clock edge. The RAM is
+-- simple dual-port, as block RAM is: one write and one read are taken per cycle, each
+-- round-robin over the ports of its kind from the one after the last taken, so a reader
+-- and a writer of one buffer that run at the same time (a gated ss_read behind an
+-- ss_write) each move a line a cycle. There are no wait states: a write is in the RAM
+-- after the edge that takes it, and a read's line comes back at the next edge (l_rdata,
+-- registered, with l_rvalid high for that port); a read of the line being written in the
+-- same cycle gets the old line. So the sequencer needs no idle signal from here before
+-- the next unit runs.
 --
 -- The RAM is one memory of lines with a registered, enabled read and byte enables on
 -- the write: the form synthesis maps to block RAM (ghdl synth splits it into 64 byte-wide
@@ -40,65 +44,80 @@ entity ss_line_ram is
 end entity;
 
 architecture rtl of ss_line_ram is
-  signal last   : natural range 0 to N - 1 := N - 1;  -- the port taken last
-  signal sel    : natural range 0 to N - 1;
-  signal sel_ok : boolean;  -- a request is taken at this edge: sel's
-  signal line   : natural range 0 to LINES - 1;  -- the line sel addresses
-  signal wr, rd : boolean;  -- sel_ok, and sel writes / reads
-begin
-  choose : process (all)
-    variable p : natural range 0 to N - 1;
-    variable a : integer;
+  signal w_req, r_req : std_logic_vector(N - 1 downto 0);  -- the write / read requests
+  signal last_w, last_r : natural range 0 to N - 1 := N - 1;  -- the ports taken last
+  signal wsel, rsel : natural range 0 to N - 1;
+  signal wr, rd     : boolean;  -- a write / a read is taken at this edge: wsel's / rsel's
+  signal wline, rline : natural range 0 to LINES - 1;  -- the lines they address
+
+  -- port p's line, 0 for an address outside the RAM (an idle port's may be anything)
+  -- (BASE indexed by the loop's constant, not by p: indexed by a signal, GHDL makes the
+  -- generic a ROM, a memory that synthesis leaves to logic)
+  function line_of(addr : std_logic_vector; p : natural) return natural is
+    variable a : integer := 0;
   begin
-    p := round_robin(l_req, last);
-    sel    <= p;
-    sel_ok <= l_req(p) = '1' and rst = '0';
     for i in 0 to N - 1 loop
-      l_gnt(i) <= '1' when l_req(p) = '1' and rst = '0' and i = p else '0';
-    end loop;
-    -- an idle port's address may be anything (a requesting port's is in the region)
-    -- (BASE indexed by the loop's constant, not by p: indexed by a signal, GHDL makes the
-    -- generic a ROM, a memory that synthesis leaves to logic)
-    a := 0;
-    for i in 0 to N - 1 loop
-      if i = p and l_req(i) = '1' then
-        a := to_integer(unsigned(l_addr(i * 32 + 31 downto i * 32 + 6))) - BASE(i) / LINE_BYTES;
+      if i = p then
+        a := to_integer(unsigned(addr(i * 32 + 31 downto i * 32 + 6))) - BASE(i) / LINE_BYTES;
       end if;
     end loop;
-    line <= a when a >= 0 and a < LINES else 0;
-  end process;
+    if a >= 0 and a < LINES then
+      return a;
+    end if;
+    return 0;
+  end function;
+begin
+  w_req <= l_req and l_we;
+  r_req <= l_req and not l_we;
 
-  wr   <= sel_ok and l_we(sel) = '1';
-  rd   <= sel_ok and l_we(sel) = '0';
+  choose : process (all)
+    variable pw, pr : natural range 0 to N - 1;
+  begin
+    pw := round_robin(w_req, last_w);
+    pr := round_robin(r_req, last_r);
+    wsel <= pw;
+    rsel <= pr;
+    wr   <= w_req(pw) = '1' and rst = '0';
+    rd   <= r_req(pr) = '1' and rst = '0';
+    for i in 0 to N - 1 loop
+      l_gnt(i) <= '1' when rst = '0' and ((w_req(pw) = '1' and i = pw) or (r_req(pr) = '1' and i = pr)) else '0';
+    end loop;
+    wline <= line_of(l_addr, pw);
+    rline <= line_of(l_addr, pr);
+  end process;
 
   control : process (clk)
   begin
     if rising_edge(clk) then
       l_rvalid <= (others => '0');
       if rst = '1' then
-        last <= N - 1;
-      elsif sel_ok then
-        last <= sel;
+        last_w <= N - 1;
+        last_r <= N - 1;
+      else
+        if wr then
+          last_w <= wsel;
+        end if;
         if rd then
-          l_rvalid(sel) <= '1';
+          last_r <= rsel;
+          l_rvalid(rsel) <= '1';
         end if;
       end if;
     end if;
   end process;
 
-  -- the RAM: lines of LINE_BYTES bytes, each byte written under its enable
+  -- the RAM: lines of LINE_BYTES bytes, each byte written under its enable; read first
   ram_rw : process (clk)
     type ram_t is array (0 to LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
     variable ram : ram_t;
   begin
     if rising_edge(clk) then
       if rd then
-        l_rdata <= ram(line);
+        l_rdata <= ram(rline);
       end if;
       if wr then
         for b in 0 to LINE_BYTES - 1 loop
-          if l_be(sel * LINE_BYTES + b) = '1' then
-            ram(line)(8 * b + 7 downto 8 * b) := l_wdata(sel * LINE_BITS + 8 * b + 7 downto sel * LINE_BITS + 8 * b);
+          if l_be(wsel * LINE_BYTES + b) = '1' then
+            ram(wline)(8 * b + 7 downto 8 * b) := l_wdata(wsel * LINE_BITS + 8 * b + 7 downto wsel * LINE_BITS + 8 * b);
           end if;
         end loop;
       end if;

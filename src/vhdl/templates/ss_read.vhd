@@ -25,6 +25,11 @@
 --
 -- Lanes are filled lane 0 first; a completed vector waits in the output register while
 -- the next one is assembled.
+--
+-- GATED: the buffer is being written while it is read (a producer's ss_write, running at
+-- the same time): the scout requests a line only below `avail`, the writer's `wm` (the
+-- byte address below which every line is written). Only the scout waits; the main
+-- follows the request order as always.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -39,7 +44,8 @@ entity ss_read is
     NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
     LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
-    FIFO_LINES : positive := 16; KEEP : positive := 1  -- designs: lower::kReadFifoLines
+    FIFO_LINES : positive := 16; KEEP : positive := 1;  -- designs: lower::kReadFifoLines
+    GATED : boolean := false
   );
   port (
     clk, rst : in std_logic;
@@ -49,6 +55,8 @@ entity ss_read is
     l_gnt    : in  std_logic;
     l_rvalid : in  std_logic;
     l_rdata  : in  std_logic_vector(LINE_BITS - 1 downto 0);
+    -- with GATED, the lines written so far: those below this byte address
+    avail    : in  std_logic_vector(31 downto 0) := (others => '1');
     -- output stream
     o_valid  : out std_logic;
     o_ready  : in  std_logic;
@@ -158,6 +166,7 @@ architecture rtl of ss_read is
   signal s_more      : boolean;                        -- L + 1 is used and not kept
   signal s_take      : std_logic;
   signal want_line   : integer;                        -- the line the scout would request now
+  signal written     : boolean;                        -- it is written (GATED: below avail)
   signal want        : boolean;
 
   -- main
@@ -212,7 +221,8 @@ begin
   s_more  <= s_need2 and find(s_tags, s_nk, s_lo + 1) < 0;
   want_line <= s_lo + 1 when s_have else s_lo;
   want      <= not s_fin and not s_none and (not s_have or s_more);
-  l_req  <= '1' when want and credit > 0 and rst = '0' else '0';
+  written   <= not GATED or want_line < to_integer(unsigned(avail(31 downto 6)));
+  l_req  <= '1' when want and written and credit > 0 and rst = '0' else '0';
   l_addr <= std_logic_vector(to_unsigned(maximum(want_line, 0) * LINE_BYTES, 32));
   -- the run is taken when its last request is granted (or it needs none)
   s_take <= '1' when rst = '0' and not s_fin and

@@ -9,6 +9,12 @@
 -- After the last element the last line is written; `done` rises when it has been taken
 -- and stays high until reset. Masked elements are skipped (their lane is dropped).
 --
+-- `wm` is how far the write has come, for a reader that runs at the same time (an
+-- ss_read with GATED, whose `avail` it drives): the byte address after the last line the
+-- memory has taken, and all ones once `done`. Every line below it is final when the write
+-- visits its lines in rising order, never going back to one (the lowering gates a read
+-- only on such a write); a line the memory has taken is seen by every later request.
+--
 -- Each cycle takes one run of consecutive lanes (ss_agen: one address computation; a run
 -- lies in one line): the vector is shifted once to the run's first lane, its lanes go to
 -- constant byte offsets (the run table T_A; where two elements of a run share an address
@@ -41,7 +47,8 @@ entity ss_write is
     l_wdata  : out std_logic_vector(LINE_BITS - 1 downto 0);
     l_be     : out std_logic_vector(LINE_BYTES - 1 downto 0);
     l_gnt    : in  std_logic;
-    done     : out std_logic
+    done     : out std_logic;
+    wm       : out std_logic_vector(31 downto 0)  -- lines below it written (see above)
   );
 end entity;
 
@@ -61,6 +68,7 @@ architecture rtl of ss_write is
   signal wline    : integer := 0;
   signal out_v    : std_logic := '0';  -- the output register holds a line for the memory
   signal done_r   : std_logic := '0';
+  signal wm_r     : unsigned(31 downto 0) := (others => '0');
   -- the address generator and this cycle's decision
   signal a_fin, a_masked : boolean;
   signal a_emask  : std_logic_vector(0 to PER_CYCLE - 1);
@@ -75,6 +83,7 @@ architecture rtl of ss_write is
   signal last_run : boolean;  -- the run takes the vector's last lanes
 begin
   done     <= done_r;
+  wm       <= (others => '1') when done_r = '1' else std_logic_vector(wm_r);
   l_req    <= out_v;
   out_free <= out_v = '0' or l_gnt = '1';
   i_ready  <= '1' when rst = '0' and not a_fin and (left = 0 or (take = '1' and last_run)) else '0';
@@ -112,9 +121,11 @@ begin
         wbe    <= (others => '0');
         out_v  <= '0';
         done_r <= '0';
+        wm_r   <= (others => '0');
       else
         if out_v = '1' and l_gnt = '1' then
           out_v <= '0';
+          wm_r  <= unsigned(l_addr) + LINE_BYTES;
         end if;
         if a_fin then
           -- the last line goes out once the output register is free
