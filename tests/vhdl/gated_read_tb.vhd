@@ -79,33 +79,17 @@ begin
               l_wdata => l_wdata(LINE_BITS - 1 downto 0), l_be => l_be(LINE_BYTES - 1 downto 0), done => w_done,
               wm => wm);
 
-  narrow_reader : if not WIDE generate
-    reader : entity work.ss_read
-      generic map (
-        NC => 2, EXTENTS => (VECS, 32),
-        NG => 2, G_OFFSET => (0, 0), G_COEF => (1, 0, 0, 1),
-        ND => 2, D_GROUP => (0, 1), D_DIV => (1, 1), D_MOD => (0, 0),
-        NS => 2, SPACE => (VECS, 32), C_OFFSET => (0, 0), C_COEF => (1, 0, 0, 1),
-        NM => 0, M_OFFSET => (0 => 0), M_COEF => (0, 0), M_LO => (0 => 0), M_HI => (0 => 0), M_FILL => (0 => 0),
-        LANES => 32, BITS => 8, BASE => BASE, EBYTES => 1, PER_CYCLE => 32, FIFO_LINES => 16, GATED => GATED)
-      port map (clk => clk, rst => rst, l_req => l_req(1), l_addr => l_addr(63 downto 32), l_gnt => l_gnt(1),
-                l_rvalid => l_rvalid(1), l_rdata => l_rdata, avail => wm,
-                o_valid => o_valid, o_ready => o_ready, o_data => o_data);
-  end generate;
-
-  wide_reader : if WIDE generate
-    reader : entity work.ss_read
-      generic map (
-        NC => 2, EXTENTS => (ROWS, 64),
-        NG => 2, G_OFFSET => (0, 0), G_COEF => (1, 0, 0, 1),
-        ND => 2, D_GROUP => (0, 1), D_DIV => (1, 1), D_MOD => (0, 0),
-        NS => 2, SPACE => (ROWS, 64), C_OFFSET => (0, 0), C_COEF => (1, 0, 0, 1),
-        NM => 0, M_OFFSET => (0 => 0), M_COEF => (0, 0), M_LO => (0 => 0), M_HI => (0 => 0), M_FILL => (0 => 0),
-        LANES => 64, BITS => 8, BASE => BASE, EBYTES => 1, PER_CYCLE => 64, FIFO_LINES => 16, GATED => GATED)
-      port map (clk => clk, rst => rst, l_req => l_req(1), l_addr => l_addr(63 downto 32), l_gnt => l_gnt(1),
-                l_rvalid => l_rvalid(1), l_rdata => l_rdata, avail => wm,
-                o_valid => o_valid, o_ready => o_ready, o_data => o_data);
-  end generate;
+  reader : entity work.ss_read
+    generic map (
+      NC => 2, EXTENTS => (VECS, LANES),
+      NG => 2, G_OFFSET => (0, 0), G_COEF => (1, 0, 0, 1),
+      ND => 2, D_GROUP => (0, 1), D_DIV => (1, 1), D_MOD => (0, 0),
+      NS => 2, SPACE => (VECS, LANES), C_OFFSET => (0, 0), C_COEF => (1, 0, 0, 1),
+      NM => 0, M_OFFSET => (0 => 0), M_COEF => (0, 0), M_LO => (0 => 0), M_HI => (0 => 0), M_FILL => (0 => 0),
+      LANES => LANES, BITS => 8, BASE => BASE, EBYTES => 1, PER_CYCLE => LANES, FIFO_LINES => 16, GATED => GATED)
+    port map (clk => clk, rst => rst, l_req => l_req(1), l_addr => l_addr(63 downto 32), l_gnt => l_gnt(1),
+              l_rvalid => l_rvalid(1), l_rdata => l_rdata, avail => wm,
+              o_valid => o_valid, o_ready => o_ready, o_data => o_data);
 
   -- the source and the sink: random valid and ready
   stimulus : process
