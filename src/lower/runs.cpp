@@ -576,10 +576,12 @@ struct ReadWalk {
   int64_t filled = 0;
 };
 
-/// ss_write's runs and lines (see writeAccess), as readWalk.
-WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
-  WalkCount c;
-  c.lines = {0};
+/// ss_write's walk from the agen's state to its end (prefix 0) or to the end of the
+/// current iteration of counters 0 .. prefix - 1: `onRun()` for each run it takes and
+/// `onLine(l)` for each line it writes, in order (a line is written when a run leaves it,
+/// and at the end).
+template <class OnRun, class OnLine>
+void walkWrite(Agen& a, int64_t prefix, int64_t lanes, OnRun&& onRun, OnLine&& onLine) {
   int64_t left = 0, line = 0;
   bool buffered = false;
   const int64_t start = a.outerIndex(prefix);
@@ -588,15 +590,22 @@ WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
     const Agen::Run& run = a.current();
     const int64_t n = std::min(run.masked ? run.runm : run.run, left);
     if (!run.masked) {
-      if (buffered && line != run.line) ++c.lines[0];
+      if (buffered && line != run.line) onLine(line);
       line = run.line;
       buffered = true;
     }
-    ++c.runs;
+    onRun();
     a.take(n);
     left -= n;
   }
-  if (buffered) ++c.lines[0];
+  if (buffered) onLine(line);
+}
+
+/// ss_write's runs and lines (see writeAccess), as readWalk.
+WalkCount writeWalk(Agen& a, int64_t prefix, int64_t lanes) {
+  WalkCount c;
+  c.lines = {0};
+  walkWrite(a, prefix, lanes, [&] { ++c.runs; }, [&](int64_t) { ++c.lines[0]; });
   return c;
 }
 
@@ -686,6 +695,19 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   return single(countAccess(agen, p, lanes, false, [&] {
     return [lanes](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); };
   }));
+}
+
+bool writeLinesRise(const AddrGen& g, int elementBytes, int64_t lanes) {
+  AgenParams p = agenParams(g);
+  Agen agen(p, writePerCycle(lanes, elementBytes), elementBytes);
+  bool rising = true, any = false;
+  int64_t last = 0;
+  walkWrite(agen, 0, lanes, [] {}, [&](int64_t line) {
+    rising = rising && (!any || line > last);
+    any = true;
+    last = line;
+  });
+  return rising;
 }
 
 namespace {

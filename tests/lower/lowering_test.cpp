@@ -321,5 +321,29 @@ TEST(Lowering, AccessCounterAnswersAsTheWalksDoAndWalksOnce) {
   EXPECT_EQ(counts.walks(), 4u);
 }
 
+// A read may run beside the write of its buffer only when that write leaves every line
+// final as it moves on (writeLinesRise): its lines in rising order, each once.
+TEST(Lowering, AWriteWhoseLinesRiseIsOneThatNeverReturnsToALine) {
+  // rows of a 24 x 16 i8 buffer, a row a vector: 6 lines, each filled, then left
+  AddrGen rows = AddrGen::identity({24, 16});
+  EXPECT_TRUE(writeLinesRise(rows, 1, 16));
+  EXPECT_TRUE(writeLinesRise(AddrGen::identity({64, 64}), 1, 64));
+  // the same buffer by columns (a transposed write): every column visits every line
+  AddrGen columns = AddrGen::identity({24, 16});
+  columns.transpose(0, 1);
+  EXPECT_FALSE(writeLinesRise(columns, 1, 24));
+  // backwards: each line once, but falling
+  AddrGen backwards = AddrGen::identity({8, 64});
+  backwards.reverse(0);
+  EXPECT_FALSE(writeLinesRise(backwards, 1, 64));
+  // two 32-byte halves of each line, the left halves of all lines first: back to line 0
+  AddrGen halves = AddrGen::identity({4, 64});
+  halves.split(1, 32);
+  halves.permute({1, 0, 2});
+  EXPECT_FALSE(writeLinesRise(halves, 1, 32));
+  // i32 elements: a 16-element row is a line, rows in order
+  EXPECT_TRUE(writeLinesRise(AddrGen::identity({8, 16}), 4, 16));
+}
+
 }  // namespace
 }  // namespace skeleshare::lower::test

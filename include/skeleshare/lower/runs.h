@@ -73,6 +73,11 @@ KeptLineCounts readLinesByKeptLines(const AddrGen& g, int elementBytes, int64_t 
 /// The same for a write (runs within one line; a line is written when a run leaves it,
 /// and at the end).
 AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
+/// Whether that write writes its lines in rising order, each once: then every line below
+/// the last one it has written is final, and a read of the buffer may run beside it,
+/// waiting for each line (ss_read's GATED on ss_write's `wm`, docs/hardware.md, "Reading a
+/// buffer while it is written"). Walks every run (no sample: the answer must be exact).
+bool writeLinesRise(const AddrGen& g, int elementBytes, int64_t lanes);
 
 /// readAccess and writeAccess, each answer kept: the extractor's oracle lowers one skeleton
 /// per operator, parameters and types, and many of them read the same tensors through the
