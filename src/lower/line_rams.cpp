@@ -8,15 +8,17 @@ namespace skeleshare::lower {
 
 int64_t bufferLines(const Buffer& b) { return (b.sizeBits() + kLineBytes * 8 - 1) / (kLineBytes * 8); }
 
-LineRamPlan planLineRams(const Program& prog) {
-  // each buffer's span: the first and last unit that reads or writes it
+LineRamPlan planLineRams(const Program& prog, const OverlapPlan* overlap) {
+  // each buffer's span: the first and last unit that reads or writes it, a unit that
+  // starts with the one before it counted from that one's start
   const size_t nb = prog.buffers.size();
   std::vector<int64_t> first(nb, -1), last(nb, -1);
   for (size_t u = 0; u < prog.units.size(); ++u)
     for (const Node& n : prog.units[u].nodes)
       if ((n.prim == Prim::Read || n.prim == Prim::Write) && n.buffer >= 0 && static_cast<size_t>(n.buffer) < nb) {
         const auto b = static_cast<size_t>(n.buffer);
-        if (first[b] < 0) first[b] = static_cast<int64_t>(u);
+        const auto from = static_cast<int64_t>(overlap ? overlap->firstShared(u) : u);
+        if (first[b] < 0 || from < first[b]) first[b] = from;
         last[b] = static_cast<int64_t>(u);
       }
   std::vector<int> order;

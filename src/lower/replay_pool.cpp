@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <tuple>
 
 namespace skeleshare::lower {
 
@@ -24,9 +25,12 @@ std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n) {
   return n;
 }
 
-ReplayPool planReplayPool(const Program& prog) {
+ReplayPool planReplayPool(const Program& prog, const OverlapPlan* overlap) {
   ReplayPool pool;
-  std::map<std::pair<int64_t, size_t>, size_t> slotByKey;  // (width, rank within its unit) -> slot
+  // (width, rank within its unit, side) -> slot. A unit that starts with the one before it
+  // runs beside it, so it takes slots of its own side (the parity of its index) that the
+  // units beside it, of the other side or of none (-1), never use.
+  std::map<std::tuple<int64_t, size_t, int>, size_t> slotByKey;
   for (size_t u = 0; u < prog.units.size(); ++u) {
     const Unit& unit = prog.units[u];
     struct Buf {
@@ -50,8 +54,9 @@ ReplayPool planReplayPool(const Program& prog) {
     auto key = [&](const Buf& b) { return std::pair{fed.count(b.node) ? 1 : 0, b.shape.words}; };
     std::stable_sort(bufs.begin(), bufs.end(), [&](const Buf& a, const Buf& b) { return key(a) > key(b); });
     std::map<int64_t, size_t> rank;  // width -> buffers of that width placed so far
+    const int side = overlap && overlap->firstShared(u) != u ? static_cast<int>(u % 2) : -1;
     for (const Buf& b : bufs) {
-      const std::pair<int64_t, size_t> key{b.shape.width, rank[b.shape.width]++};
+      const std::tuple<int64_t, size_t, int> key{b.shape.width, rank[b.shape.width]++, side};
       auto [it, fresh] = slotByKey.try_emplace(key, pool.slots.size());
       if (fresh) pool.slots.push_back({b.shape.width, 0, {}});
       ReplaySlot& slot = pool.slots[it->second];

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
+#include "skeleshare/lower/overlap.h"
 
 namespace skeleshare::lower {
 
@@ -32,7 +33,9 @@ int64_t bufferLines(const Buffer& b);
 
 /// The RAMs of the program's on-chip buffers: in order of their first unit, each buffer
 /// goes to a RAM whose buffers' spans have all ended before it starts (the smallest one
-/// that holds it, else the largest), or to a new RAM.
-LineRamPlan planLineRams(const Program& prog);
+/// that holds it, else the largest), or to a new RAM. With an overlap plan, a unit that
+/// starts with the one before it is running from that one's start: a buffer it uses
+/// shares no RAM with one that the unit before it uses.
+LineRamPlan planLineRams(const Program& prog, const OverlapPlan* overlap = nullptr);
 
 }  // namespace skeleshare::lower

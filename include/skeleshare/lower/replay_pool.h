@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
+#include "skeleshare/lower/overlap.h"
 
 namespace skeleshare::lower {
 
@@ -49,7 +50,9 @@ struct ReplayPool {
   int64_t bits() const;
 };
 
-/// The slots of every Repeat outside the shared datapaths, as described above.
-ReplayPool planReplayPool(const Program& prog);
+/// The slots of every Repeat outside the shared datapaths, as described above. With an
+/// overlap plan, a unit that starts with the one before it (runs beside it) shares slots
+/// only with the units of its side, every other one from it: never with a unit beside it.
+ReplayPool planReplayPool(const Program& prog, const OverlapPlan* overlap = nullptr);
 
 }  // namespace skeleshare::lower

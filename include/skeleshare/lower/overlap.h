@@ -1,0 +1,39 @@
+#pragma once
+// Which units may start with the unit before them (the plan for units that run at the same
+// time; docs/hardware.md, "Reading a buffer while it is written").
+//
+// The schedule runs the units in order, each once the one before it is finished. A unit
+// may instead start when the unit before it starts: its reads fetch ahead and its replay
+// buffers fill while the other computes, and where both call one shared instance it takes
+// the instance when the other is finished. That is safe when:
+//   - every buffer it reads that the unit before it writes has that write as its only
+//     writer, and the write leaves each line final as it moves on (writeLinesRise): the
+//     read is gated on the write's progress (ss_read GATED on ss_write's `wm`);
+//   - it writes no buffer that the unit before it reads or writes.
+// Two units at most run at once, always neighbours: a unit that starts with the one before
+// it also waits for every unit before that one to finish, and any other unit waits for
+// every unit before it. What two neighbours share otherwise (line RAMs, replay-pool RAMs)
+// must not be used by both: planLineRams and planReplayPool take the plan.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "skeleshare/lower/mir.h"
+
+namespace skeleshare::lower {
+
+struct OverlapPlan {
+  std::vector<bool> withPrevious;  // per unit: it starts when the unit before it starts
+  // (unit, Read node) -> the Write node of the unit before it that the read waits on
+  std::map<std::pair<size_t, uint32_t>, uint32_t> gatedOn;
+  /// The first unit whose run unit u's shares: u - 1 when it starts with it, else u.
+  size_t firstShared(size_t u) const { return u > 0 && u < withPrevious.size() && withPrevious[u] ? u - 1 : u; }
+};
+
+/// Whether unit u may start with unit u - 1 (above), and the reads it then gates.
+OverlapPlan planOverlap(const Program& prog);
+
+}  // namespace skeleshare::lower

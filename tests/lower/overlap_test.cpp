@@ -1,0 +1,112 @@
+// Units that may start with the unit before them (lower/overlap.h), and what they then
+// may not share with it: line RAMs and replay-pool RAMs.
+
+#include <gtest/gtest.h>
+
+#include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/overlap.h"
+#include "skeleshare/lower/replay_pool.h"
+
+namespace skeleshare::lower {
+namespace {
+
+const std::vector<int64_t> kShape{64, 64};  // 64 lines of i8
+
+/// Buffers x, t0, t1, t2 (on chip), out; `copy(from, to)` adds a unit that copies one
+/// buffer into another.
+struct Chain {
+  Program prog;
+  Chain() {
+    prog.buffers.push_back({"x", 8, kShape, Memory::OffChip, Role::Input});
+    for (const char* t : {"t0", "t1", "t2"}) prog.buffers.push_back({t, 8, kShape, Memory::OnChip, Role::Intermediate});
+    prog.buffers.push_back({"out", 8, kShape, Memory::OffChip, Role::Output});
+  }
+  void copy(int from, int to, const AddrGen& write = AddrGen::identity(kShape)) {
+    prog.units.push_back({"u" + std::to_string(prog.units.size()), {}, std::nullopt});
+    UnitBuilder b(prog, prog.units.back());
+    b.write(to, write, b.read(from, AddrGen::identity(kShape)));
+  }
+};
+
+TEST(Overlap, AUnitStartsWithItsProducerWhenTheProducerLeavesEachLineFinal) {
+  Chain c;
+  c.copy(0, 1);
+  c.copy(1, 2);
+  c.copy(2, 3);
+  c.copy(3, 4);
+  const OverlapPlan plan = planOverlap(c.prog);
+  EXPECT_EQ(plan.withPrevious, (std::vector<bool>{false, true, true, true}));
+  // each unit's read (node 0) waits on the unit before it's write (node 1)
+  EXPECT_EQ(plan.gatedOn.size(), 3u);
+  for (size_t u = 1; u < 4; ++u) EXPECT_EQ(plan.gatedOn.at({u, 0u}), 1u);
+  EXPECT_EQ(plan.firstShared(2), 1u);
+  EXPECT_EQ(plan.firstShared(0), 0u);
+
+  // Running beside each other, neighbours share no line RAM: t0 (u0..u1) and t2 (u1..u3,
+  // as u2 starts with u1) meet, so three RAMs, where one after another two do.
+  EXPECT_EQ(planLineRams(c.prog).rams.size(), 2u);
+  EXPECT_EQ(planLineRams(c.prog, &plan).rams.size(), 3u);
+}
+
+TEST(Overlap, AUnitWaitsForAProducerThatReturnsToItsLines) {
+  Chain c;
+  AddrGen columns = AddrGen::identity(kShape);
+  columns.transpose(0, 1);
+  c.copy(0, 1, columns);  // t0 written by columns: every line again for each column
+  c.copy(1, 2);
+  c.copy(2, 3);
+  EXPECT_EQ(planOverlap(c.prog).withPrevious, (std::vector<bool>{false, false, true}));
+}
+
+TEST(Overlap, AUnitWaitsWhenItWritesWhatItsNeighbourUsesOrReadsATwiceWrittenBuffer) {
+  {
+    Chain c;
+    c.copy(0, 1);
+    c.copy(0, 1);  // writes t0 again, which u0 writes
+    c.copy(1, 4);  // reads t0, which two units write
+    EXPECT_EQ(planOverlap(c.prog).withPrevious, (std::vector<bool>{false, false, false}));
+  }
+  {
+    Chain c;
+    c.copy(1, 2);  // reads t0
+    c.copy(3, 1);  // writes t0, which u0 reads: it must wait
+    EXPECT_EQ(planOverlap(c.prog).withPrevious, (std::vector<bool>{false, false}));
+  }
+  {
+    Chain c;
+    c.copy(0, 1);
+    c.copy(0, 2);  // independent of u0: starts with it, nothing to wait for
+    const OverlapPlan plan = planOverlap(c.prog);
+    EXPECT_EQ(plan.withPrevious, (std::vector<bool>{false, true}));
+    EXPECT_TRUE(plan.gatedOn.empty());
+  }
+}
+
+TEST(Overlap, NeighboursThatRunAtOnceReplayFromRamsOfTheirOwnSide) {
+  // four units, each replaying x's rows (a block of 64 words of 64 lanes) twice, and
+  // writing nothing: each may start with the one before it
+  Chain c;
+  for (int u = 0; u < 4; ++u) {
+    c.prog.units.push_back({"u" + std::to_string(u), {}, std::nullopt});
+    UnitBuilder b(c.prog, c.prog.units.back());
+    AddrGen rows = AddrGen::identity(kShape);
+    rows.counters[1].kind = DimKind::Vector;
+    b.op(Prim::Repeat, {b.read(0, rows)}, {2, 0});
+  }
+  const OverlapPlan plan = planOverlap(c.prog);
+  EXPECT_EQ(plan.withPrevious, (std::vector<bool>{false, true, true, true}));
+  // one after another they share one RAM; side by side, u0 keeps it, u1 and u3 share
+  // one, u2 takes a third: no two neighbours replay from one RAM
+  EXPECT_EQ(planReplayPool(c.prog).slots.size(), 1u);
+  const ReplayPool pool = planReplayPool(c.prog, &plan);
+  ASSERT_EQ(pool.slots.size(), 3u);
+  auto slot = [&](size_t u) { return pool.slotOf.at({u, 1u}); };
+  EXPECT_NE(slot(0), slot(1));
+  EXPECT_NE(slot(1), slot(2));
+  EXPECT_NE(slot(2), slot(3));
+  EXPECT_EQ(slot(1), slot(3));
+  EXPECT_EQ(pool.slots[slot(3)].words, 128);
+}
+
+}  // namespace
+}  // namespace skeleshare::lower
