@@ -109,18 +109,28 @@ bool unitReadsReplay(const lower::Unit& unit, uint32_t n) {
   return false;
 }
 
+/// Unit u is running (started and not finished): `act(u)`, the top's vector.
+std::string active(size_t u) { return fmt::format("act({}) = '1'", u); }
+
 std::string orWhen(const std::vector<size_t>& units) {
   std::string s;
-  for (size_t u : units) s += (s.empty() ? "" : " or ") + fmt::format("current = {}", u);
+  for (size_t u : units) s += (s.empty() ? "" : " or ") + active(u);
   return s;
 }
 
-/// A multiplexer over the calls: `value(u)` while call u runs, `idle` otherwise.
+/// A multiplexer over units: `value(u)` while `when(u)`, `idle` otherwise.
+std::string muxOver(const std::string& target, const std::vector<size_t>& units,
+                    const std::function<std::string(size_t)>& when, const std::function<std::string(size_t)>& value,
+                    const std::string& idle) {
+  std::string s = "  " + target + " <= ";
+  for (size_t u : units) s += fmt::format("{} when {} else\n    ", value(u), when(u));
+  return s + idle + ";\n";
+}
+
+/// A multiplexer over the calls of an instance: `value(u)` while call u holds it.
 std::string muxOverCalls(const std::string& target, const std::vector<size_t>& calls,
                          const std::function<std::string(size_t)>& value, const std::string& idle) {
-  std::string s = "  " + target + " <= ";
-  for (size_t u : calls) s += fmt::format("{} when current = {} else\n    ", value(u), u);
-  return s + idle + ";\n";
+  return muxOver(target, calls, active, value, idle);
 }
 
 struct TopParts {
@@ -199,7 +209,7 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
         t.decls += fmt::format("  signal {} : std_logic_vector({} downto 0);\n", rdata, slot.width - 1);
         t.body += fmt::format(
             "  {0}_sim : if SIMULATING generate\n"
-            "    process ({1}_rdata, current)\n    begin\n      if current = {2} then\n        {0} <= {1}_rdata;\n"
+            "    process ({1}_rdata, act)\n    begin\n      if act({2}) = '1' then\n        {0} <= {1}_rdata;\n"
             "      end if;\n    end process;\n"
             "  else generate\n    {0} <= {1}_rdata;\n  end generate;\n",
             rdata, r, u);
@@ -294,7 +304,7 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
     size_t n = units[i].portIsWrite.size(), last = first + n - 1;
     inst += fmt::format(
         "  -- unit {0}: {1}\n"
-        "  u{0}_rst <= '1' when rst = '1' or not (busy and current = {0}) else '0';\n"
+        "  u{0}_rst <= '1' when rst = '1' or not busy or run({0}) = '0' else '0';\n"
         "  u{0} : entity work.{2}\n"
         "    port map (clk => clk, rst => u{0}_rst, done => unit_done({0}),\n"
         "              l_req => l_req({4} downto {3}), l_addr => l_addr({6} downto {5}),\n"
@@ -317,11 +327,13 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- memory map is in report.json and in the design's C header. Intermediates kept on chip
 -- live in RAMs of lines (ss_line_ram) at the same addresses, one RAM for the buffers
 -- whose lives do not overlap; the units' replay buffers share the replay pool's RAMs
--- (ss_replay_ram). A unit is finished when its writes are done and the memory has
--- accepted them (the arbiter is idle). A shared
+-- (ss_replay_ram). A unit is finished when its writes are done; the next starts once the
+-- memory has accepted them (the arbiter is idle). A unit that has started stays out of
+-- reset until the next start; act(u) says that it runs (started, not finished), and the
+-- shared instances, the replay pool and the units' reads of it follow act. A shared
 -- instance is built once; the sequencer connects it to the call that is running.
--- current_unit is the running unit's index (0 while idle): a status for the host, and
--- how the testbench counts each unit's cycles.
+-- current_unit is the unit started last (0 while idle): a status for the host, and how
+-- the testbench counts each unit's cycles.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -350,6 +362,8 @@ architecture rtl of {0} is
   constant NUNITS : positive := {1};
   constant NPORTS : positive := {2};
   signal busy      : boolean := false;
+  signal run, fin  : std_logic_vector(NUNITS - 1 downto 0) := (others => '0');  -- started, finished
+  signal act       : std_logic_vector(NUNITS - 1 downto 0);  -- running: started, not finished
   signal current   : natural range 0 to NUNITS - 1 := 0;
   signal done_r    : std_logic := '0';
   signal unit_done : std_logic_vector(NUNITS - 1 downto 0);
@@ -361,28 +375,41 @@ architecture rtl of {0} is
   signal l_rdata : std_logic_vector(LINE_BITS - 1 downto 0);
 {3}{6}{8}begin
   done <= done_r;
+  act  <= run and not fin;
   current_unit <= std_logic_vector(to_unsigned(current, 16));
 
-  -- the schedule: one unit at a time; a unit not running is held in reset
+  -- the schedule: unit u starts when every unit before it is finished and the memory has
+  -- accepted their writes; a unit not started is held in reset
   sequencer : process (clk)
+    variable f : std_logic_vector(NUNITS - 1 downto 0);
   begin
     if rising_edge(clk) then
       if rst = '1' then
         busy    <= false;
+        run     <= (others => '0');
+        fin     <= (others => '0');
         current <= 0;
         done_r  <= '0';
       elsif not busy then
         if start = '1' then
           busy    <= true;
+          run     <= (0 => '1', others => '0');
+          fin     <= (others => '0');
           current <= 0;
           done_r  <= '0';
         end if;
-      elsif unit_done(current) = '1' and mem_idle = '1' then
-        if current = NUNITS - 1 then
+      else
+        f := fin or (run and unit_done);
+        fin <= f;
+        for u in 1 to NUNITS - 1 loop
+          if run(u) = '0' and (and f(u - 1 downto 0)) = '1' and mem_idle = '1' then
+            run(u)  <= '1';
+            current <= u;
+          end if;
+        end loop;
+        if (and f) = '1' and mem_idle = '1' then
           busy   <= false;
           done_r <= '1';
-        else
-          current <= current + 1;
         end if;
       end if;
     end if;
@@ -510,7 +537,7 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
         operand = sig + "_data";
       }
       for (size_t u : cs)
-        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when current = {0} else '0';\n", u, p, sig);
+        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when {3} else '0';\n", u, p, sig, active(u));
       map += fmt::format(", p{0}_valid => {1}_valid, p{0}_ready => {1}_ready, p{0}_data => {2}", p, sig, operand);
     }
     {
@@ -521,7 +548,7 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
       data(sig, w);
       for (size_t u : cs) {
         handshake(fmt::format("u{}_ir", u));
-        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when current = {0} else '0';\n", u, sig);
+        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when {2} else '0';\n", u, sig, active(u));
       }
       shared.body += muxOverCalls(sig + "_ready", cs, [&](size_t u) { return fmt::format("u{}_ir_ready", u); }, "'0'");
       map += fmt::format(", r_valid => {0}_valid, r_ready => {0}_ready, r_data => {0}_data", sig);
