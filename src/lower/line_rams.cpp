@@ -8,7 +8,7 @@ namespace skeleshare::lower {
 
 int64_t bufferLines(const Buffer& b) { return (b.sizeBits() + kLineBytes * 8 - 1) / (kLineBytes * 8); }
 
-LineRamPlan planLineRams(const Program& prog, const OverlapPlan* overlap) {
+LineRamPlan planLineRams(const Program& prog) {
   // each buffer's span: the first and last unit that reads or writes it, a unit that
   // starts with the one before it counted from that one's start
   const size_t nb = prog.buffers.size();
@@ -17,7 +17,7 @@ LineRamPlan planLineRams(const Program& prog, const OverlapPlan* overlap) {
     for (const Node& n : prog.units[u].nodes)
       if ((n.prim == Prim::Read || n.prim == Prim::Write) && n.buffer >= 0 && static_cast<size_t>(n.buffer) < nb) {
         const auto b = static_cast<size_t>(n.buffer);
-        const auto from = static_cast<int64_t>(overlap ? overlap->firstShared(u) : u);
+        const auto from = static_cast<int64_t>(prog.firstShared(u));
         if (first[b] < 0 || from < first[b]) first[b] = from;
         last[b] = static_cast<int64_t>(u);
       }

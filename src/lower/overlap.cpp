@@ -50,4 +50,14 @@ OverlapPlan planOverlap(const Program& prog) {
   return plan;
 }
 
+void applyOverlap(Program& prog) { prog.startsWithPrevious = planOverlap(prog).withPrevious; }
+
+std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u) {
+  std::map<uint32_t, uint32_t> reads;
+  if (prog.firstShared(u) == u) return reads;
+  for (const auto& [key, write] : planOverlap(prog).gatedOn)
+    if (key.first == u) reads[key.second] = write;
+  return reads;
+}
+
 }  // namespace skeleshare::lower

@@ -25,7 +25,7 @@ std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n) {
   return n;
 }
 
-ReplayPool planReplayPool(const Program& prog, const OverlapPlan* overlap) {
+ReplayPool planReplayPool(const Program& prog) {
   ReplayPool pool;
   // (width, rank within its unit, side) -> slot. A unit that starts with the one before it
   // runs beside it, so it takes slots of its own side (the parity of its index) that the
@@ -54,7 +54,7 @@ ReplayPool planReplayPool(const Program& prog, const OverlapPlan* overlap) {
     auto key = [&](const Buf& b) { return std::pair{fed.count(b.node) ? 1 : 0, b.shape.words}; };
     std::stable_sort(bufs.begin(), bufs.end(), [&](const Buf& a, const Buf& b) { return key(a) > key(b); });
     std::map<int64_t, size_t> rank;  // width -> buffers of that width placed so far
-    const int side = overlap && overlap->firstShared(u) != u ? static_cast<int>(u % 2) : -1;
+    const int side = prog.firstShared(u) != u ? static_cast<int>(u % 2) : -1;
     for (const Buf& b : bufs) {
       const std::tuple<int64_t, size_t, int> key{b.shape.width, rank[b.shape.width]++, side};
       auto [it, fresh] = slotByKey.try_emplace(key, pool.slots.size());

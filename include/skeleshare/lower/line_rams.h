@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
-#include "skeleshare/lower/overlap.h"
 
 namespace skeleshare::lower {
 
@@ -33,9 +32,9 @@ int64_t bufferLines(const Buffer& b);
 
 /// The RAMs of the program's on-chip buffers: in order of their first unit, each buffer
 /// goes to a RAM whose buffers' spans have all ended before it starts (the smallest one
-/// that holds it, else the largest), or to a new RAM. With an overlap plan, a unit that
-/// starts with the one before it is running from that one's start: a buffer it uses
-/// shares no RAM with one that the unit before it uses.
-LineRamPlan planLineRams(const Program& prog, const OverlapPlan* overlap = nullptr);
+/// that holds it, else the largest), or to a new RAM. A unit that starts with the one
+/// before it (prog.startsWithPrevious) runs from that one's start: a buffer it uses shares
+/// no RAM with one that the unit before it uses.
+LineRamPlan planLineRams(const Program& prog);
 
 }  // namespace skeleshare::lower

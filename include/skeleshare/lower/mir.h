@@ -127,8 +127,15 @@ struct Program {
   std::vector<Buffer> buffers;
   std::vector<Unit> units;  // the schedule: run in this order
   std::vector<Instance> instances;
+  // Per unit (empty: none): it starts when the unit before it starts, and the two run at
+  // the same time (lower/overlap.h, applyOverlap).
+  std::vector<bool> startsWithPrevious;
 
   int findBuffer(std::string_view name) const;
+  /// The first unit whose run unit u's shares: u - 1 when it starts with it, else u.
+  size_t firstShared(size_t u) const {
+    return u > 0 && u < startsWithPrevious.size() && startsWithPrevious[u] ? u - 1 : u;
+  }
 };
 
 /// A node that breaks a primitive's type rule.

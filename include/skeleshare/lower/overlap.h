@@ -13,7 +13,8 @@
 // Two units at most run at once, always neighbours: a unit that starts with the one before
 // it also waits for every unit before that one to finish, and any other unit waits for
 // every unit before it. What two neighbours share otherwise (line RAMs, replay-pool RAMs)
-// must not be used by both: planLineRams and planReplayPool take the plan.
+// must not be used by both: planLineRams and planReplayPool follow the program's
+// startsWithPrevious, which applyOverlap sets.
 
 #include <cstddef>
 #include <cstdint>
@@ -29,11 +30,16 @@ struct OverlapPlan {
   std::vector<bool> withPrevious;  // per unit: it starts when the unit before it starts
   // (unit, Read node) -> the Write node of the unit before it that the read waits on
   std::map<std::pair<size_t, uint32_t>, uint32_t> gatedOn;
-  /// The first unit whose run unit u's shares: u - 1 when it starts with it, else u.
-  size_t firstShared(size_t u) const { return u > 0 && u < withPrevious.size() && withPrevious[u] ? u - 1 : u; }
 };
 
 /// Whether unit u may start with unit u - 1 (above), and the reads it then gates.
 OverlapPlan planOverlap(const Program& prog);
+
+/// Every unit that may start with the unit before it does (prog.startsWithPrevious).
+void applyOverlap(Program& prog);
+
+/// The reads of unit u that wait on the unit before it (Read node -> that unit's Write
+/// node): none unless u starts with it.
+std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u);
 
 }  // namespace skeleshare::lower

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "skeleshare/lower/mir.h"
-#include "skeleshare/lower/overlap.h"
 
 namespace skeleshare::lower {
 
@@ -50,9 +49,9 @@ struct ReplayPool {
   int64_t bits() const;
 };
 
-/// The slots of every Repeat outside the shared datapaths, as described above. With an
-/// overlap plan, a unit that starts with the one before it (runs beside it) shares slots
+/// The slots of every Repeat outside the shared datapaths, as described above. A unit that
+/// starts with the one before it (prog.startsWithPrevious: they run at once) shares slots
 /// only with the units of its side, every other one from it: never with a unit beside it.
-ReplayPool planReplayPool(const Program& prog, const OverlapPlan* overlap = nullptr);
+ReplayPool planReplayPool(const Program& prog);
 
 }  // namespace skeleshare::lower
