@@ -9,6 +9,7 @@
 #include <map>
 
 #include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/overlap.h"
 #include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/vhdl/emitter.h"
@@ -127,10 +128,18 @@ std::string muxOver(const std::string& target, const std::vector<size_t>& units,
   return s + idle + ";\n";
 }
 
+/// Call u of an instance holds it: it runs, and the call before it, if that is the unit
+/// before it and runs beside it, is finished (two calls hand the instance over when the
+/// first is finished).
+std::string holds(const std::vector<size_t>& calls, size_t u) {
+  const bool afterNeighbour = std::find(calls.begin(), calls.end(), u - 1) != calls.end();
+  return u > 0 && afterNeighbour ? fmt::format("{} and act({}) = '0'", active(u), u - 1) : active(u);
+}
+
 /// A multiplexer over the calls of an instance: `value(u)` while call u holds it.
 std::string muxOverCalls(const std::string& target, const std::vector<size_t>& calls,
                          const std::function<std::string(size_t)>& value, const std::string& idle) {
-  return muxOver(target, calls, active, value, idle);
+  return muxOver(target, calls, [&](size_t u) { return holds(calls, u); }, value, idle);
 }
 
 struct TopParts {
@@ -316,6 +325,8 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
   }
   std::string unitRsts;
   for (size_t i = 0; i < units.size(); ++i) unitRsts += fmt::format("  signal u{}_rst : std_logic;\n", i);
+  std::string withPrevious;  // the first unit rightmost
+  for (size_t i = units.size(); i-- > 0;) withPrevious += prog.firstShared(i) != i ? '1' : '0';
 
   return fmt::format(
       R"(-- Top level of the skeleshare design (generated; see docs/hardware.md).
@@ -366,6 +377,18 @@ architecture rtl of {0} is
   signal act       : std_logic_vector(NUNITS - 1 downto 0);  -- running: started, not finished
   signal current   : natural range 0 to NUNITS - 1 := 0;
   signal done_r    : std_logic := '0';
+  -- WITH_PREV(u): unit u starts with the unit before it (lower/overlap.h)
+  constant WITH_PREV : std_logic_vector(NUNITS - 1 downto 0) := "{13}";
+  -- units 0 .. n - 1 are finished
+  function finished(f : std_logic_vector; n : natural) return boolean is
+  begin
+    for u in 0 to n - 1 loop
+      if f(u) = '0' then
+        return false;
+      end if;
+    end loop;
+    return true;
+  end function;
   signal unit_done : std_logic_vector(NUNITS - 1 downto 0);
   signal l_req, l_gnt, l_rvalid : std_logic_vector(NPORTS - 1 downto 0);
   signal mem_idle : std_logic;
@@ -402,7 +425,11 @@ architecture rtl of {0} is
         f := fin or (run and unit_done);
         fin <= f;
         for u in 1 to NUNITS - 1 loop
-          if run(u) = '0' and (and f(u - 1 downto 0)) = '1' and mem_idle = '1' then
+          -- every unit before it finished and its writes accepted; or, for a unit that
+          -- starts with the one before it, that one started and every unit before that
+          -- one finished (the arbiter keeps its writes before any later read)
+          if run(u) = '0' and ((finished(f, u) and mem_idle = '1') or
+                               (WITH_PREV(u) = '1' and run(u - 1) = '1' and finished(f, u - 1))) then
             run(u)  <= '1';
             current <= u;
           end if;
@@ -426,7 +453,7 @@ architecture rtl of {0} is
 end architecture;
 )",
       top, units.size(), nPorts, unitRsts, inst, we, shared.decls + replay.decls, shared.body + replay.body,
-      memory.decls, memory.body, ext, external.size(), lower::kArbiterPendingReads);
+      memory.decls, memory.body, ext, external.size(), lower::kArbiterPendingReads, withPrevious);
 }
 
 }  // namespace
@@ -537,7 +564,7 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
         operand = sig + "_data";
       }
       for (size_t u : cs)
-        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when {3} else '0';\n", u, p, sig, active(u));
+        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when {3} else '0';\n", u, p, sig, holds(cs, u));
       map += fmt::format(", p{0}_valid => {1}_valid, p{0}_ready => {1}_ready, p{0}_data => {2}", p, sig, operand);
     }
     {
@@ -548,7 +575,7 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
       data(sig, w);
       for (size_t u : cs) {
         handshake(fmt::format("u{}_ir", u));
-        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when {2} else '0';\n", u, sig, active(u));
+        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when {2} else '0';\n", u, sig, holds(cs, u));
       }
       shared.body += muxOverCalls(sig + "_ready", cs, [&](size_t u) { return fmt::format("u{}_ir_ready", u); }, "'0'");
       map += fmt::format(", r_valid => {0}_valid, r_ready => {0}_ready, r_data => {0}_data", sig);
@@ -563,10 +590,25 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
     shared.body += fmt::format("  {} : entity work.{}\n    port map ({});\n", ik, inst.entity, map);
   }
 
+  // Units that start with the unit before them: each read that waits on that unit's write
+  // takes the write's progress (u<k>_w<n>_wm, a signal of the top).
+  std::vector<std::map<uint32_t, std::string>> gated(prog.units.size()), progress(prog.units.size());
+  for (size_t i = 1; i < prog.units.size(); ++i)
+    for (const auto& [read, write] : lower::gatedReads(prog, i)) {
+      const std::string wm = fmt::format("u{}_w{}_wm", i - 1, write);
+      if (progress[i - 1].emplace(write, fmt::format("w{}_wm", write)).second) {
+        shared.decls += fmt::format("  signal {} : std_logic_vector(31 downto 0);\n", wm);
+        extra[i - 1] += fmt::format(", w{}_wm => {}", write, wm);
+      }
+      gated[i][read] = fmt::format("g{}_avail", read);
+      extra[i] += fmt::format(", g{}_avail => {}", read, wm);
+    }
   for (size_t i = 0; i < prog.units.size(); ++i) {
     const auto& u = prog.units[i];
     detail::EntitySpec spec;
     spec.entity = fmt::format("{}_u{}", d.design, i);
+    spec.gatedReads = gated[i];
+    spec.progressOutputs = progress[i];
     spec.comment = fmt::format("Unit {} of the schedule: '{}'", i, u.name);
     spec.emit.assign(u.nodes.size(), true);
     if (u.call) {

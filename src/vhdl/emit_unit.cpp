@@ -80,6 +80,9 @@ class UnitWriter {
     }
     for (const auto& [node, name] : spec_.lenInputs) ports += fmt::format(";\n    {} : in natural", name);
     for (const auto& [name, value] : spec_.lenOutputs) ports += fmt::format(";\n    {} : out natural", name);
+    for (const auto& [node, name] : spec_.gatedReads) ports += fmt::format(";\n    {} : in  std_logic_vector(31 downto 0)", name);
+    for (const auto& [node, name] : spec_.progressOutputs)
+      ports += fmt::format(";\n    {} : out std_logic_vector(31 downto 0)", name);
     for (const auto& [node, prefix] : spec_.replayPorts) {
       const lower::ReplayShape shape = lower::replayShape(unit_, unit_.nodes.at(node));
       ports += fmt::format(
@@ -361,29 +364,33 @@ class UnitWriter {
       case Prim::Read: {
         const Region& r = map_.regions.at(static_cast<size_t>(n.buffer));
         std::string port = linePort(false, n.buffer);
+        const auto gated = spec_.gatedReads.find(static_cast<uint32_t>(i));
         body_ += fmt::format(
             "  n{0}_read : entity work.ss_read  -- buffer {1}\n"
             "    generic map (\n      {2},\n"
-            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, FIFO_LINES => {11}{10})\n"
-            "    port map (clk => clk, rst => rst, {8},\n              {9});\n",
+            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, FIFO_LINES => {11}{10}{12})\n"
+            "    port map (clk => clk, rst => rst, {8},{13}\n              {9});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
             lower::readPerCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i),
             lower::keptLines(n) > 1 ? fmt::format(", KEEP => {}", lower::keptLines(n)) : std::string(),
-            lower::kReadFifoLines);
+            lower::kReadFifoLines, gated == spec_.gatedReads.end() ? "" : ", GATED => true",
+            gated == spec_.gatedReads.end() ? std::string() : fmt::format(" avail => {},", gated->second));
         return;
       }
       case Prim::Write: {
         const Region& r = map_.regions.at(static_cast<size_t>(n.buffer));
         std::string port = linePort(true, n.buffer);
+        const auto progress = spec_.progressOutputs.find(static_cast<uint32_t>(i));
         signal(fmt::format("n{}_done", i), "std_logic");
         doneSignals_.push_back(fmt::format("n{}_done", i));
         body_ += fmt::format(
             "  n{0}_write : entity work.ss_write  -- buffer {1}\n"
             "    generic map (\n      {2},\n"
             "      LANES => {3}, VBITS => {4}, BITS => {5}, BASE => {6}, EBYTES => {7}, PER_CYCLE => {8})\n"
-            "    port map (clk => clk, rst => rst, {9},\n              {10}, done => n{0}_done);\n",
+            "    port map (clk => clk, rst => rst, {9},\n              {10}, done => n{0}_done{11});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(opType(0)), opType(0).bits, r.bits, intLiteral(r.base), r.bits / 8,
-            lower::writePerCycle(lanesOf(opType(0)), r.bits / 8), inPorts(i, 0, "i"), port);
+            lower::writePerCycle(lanesOf(opType(0)), r.bits / 8), inPorts(i, 0, "i"), port,
+            progress == spec_.progressOutputs.end() ? std::string() : fmt::format(", wm => {}", progress->second));
         return;
       }
       case Prim::Const:

@@ -58,6 +58,11 @@ struct EntitySpec {
   /// Sinks whose data is the read data of a replay-pool RAM (through splits and joins):
   /// their ports carry valid and ready only, and the top takes the data from the RAM.
   std::set<uint32_t> sinksFromPool;
+  // Units that run at the same time (lower/overlap.h): a Read that waits for the lines its
+  // writer in the unit before has written (ss_read GATED), and the input port of that
+  // writer's progress; a Write whose progress such a read follows, and its output port.
+  std::map<uint32_t, std::string> gatedReads;
+  std::map<uint32_t, std::string> progressOutputs;
   bool memory = true;                                    // line ports and done
 };
 
