@@ -369,7 +369,9 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
   // Lowering and VHDL.
   Json hw;
   try {
-    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lower::lowerOptions(device, boxReads));
+    lower::LowerOptions lo = lower::lowerOptions(device, boxReads);
+    lo.overlap = o.overlap;
+    lower::LoweredDesign lowered = lower::lowerDesign(*toLower, ctx, lo);
     c.program = std::move(lowered.program);
     c.programText = std::move(lowered.text);
     lower::Resources res = lowered.resources;
