@@ -35,4 +35,9 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {
   return std::max({load.busiest, port, load.onChipLines, both}) + load.depth + memory.latency;
 }
 
+int64_t overlappedEnd(int64_t start, int64_t prevEnd, int64_t cycles, int64_t lead, int64_t tail, bool handover) {
+  const int64_t hidden = std::clamp<int64_t>(prevEnd - start, 0, lead);
+  return std::max(prevEnd + (handover ? cycles - hidden : tail), start + cycles);
+}
+
 }  // namespace skeleshare::cost

@@ -18,9 +18,11 @@ namespace {
 /// arbiter's command register, the returned line's register, the line window, the vector
 /// being assembled and the output register (the memory's own latency is the device's);
 /// a Write: the line buffer, its output register and the arbiter's command register.
+constexpr int64_t kReadStages = 6;
+
 int64_t stages(const Node& n) {
   switch (n.prim) {
-    case Prim::Read: return 6;
+    case Prim::Read: return kReadStages;
     case Prim::Write: return 3;
     case Prim::Repeat: return 2;  // written, then read back
     case Prim::Const:
@@ -133,11 +135,29 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
 
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory, AccessCounter& counts) {
   CycleEstimate e;
-  for (const auto& u : prog.units) {
+  // Each unit's start and end: one after another, a switch between them, except a unit
+  // that starts with the one before it (lower/overlap.h), once every unit before that one
+  // has ended (cost::overlappedEnd).
+  std::vector<int64_t> start, end;
+  for (size_t i = 0; i < prog.units.size(); ++i) {
+    const Unit& u = prog.units[i];
     e.loads.push_back(unitLoad(prog, u, counts));
     e.perUnit.push_back(cost::unitCycles(e.loads.back(), memory));
-    e.total += e.perUnit.back() + cost::kUnitSwitch;
+    const int64_t cycles = e.perUnit.back();
+    if (prog.firstShared(i) == i) {
+      start.push_back(i == 0 ? 0 : end.back() + cost::kUnitSwitch);
+      end.push_back(start.back() + cycles);
+      continue;
+    }
+    const int64_t s = std::max(start[i - 1], i >= 2 ? end[i - 2] + cost::kUnitSwitch : 0);
+    const cost::UnitLoad& load = e.loads.back();
+    const Unit& prev = prog.units[i - 1];
+    const bool handover = u.call && prev.call && u.call->instance == prev.call->instance;
+    const int64_t lead = load.replayFill + kReadStages + memory.latency;
+    start.push_back(s);
+    end.push_back(cost::overlappedEnd(s, end[i - 1], cycles, lead, load.depth, handover));
   }
+  for (size_t i = 0; i < end.size(); ++i) e.total = std::max(e.total, end[i] + cost::kUnitSwitch);
   return e;
 }
 

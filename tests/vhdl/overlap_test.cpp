@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "skeleshare/lower/overlap.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/verifier.h"
 #include "vhdl_test_util.h"
 
@@ -54,6 +57,12 @@ TEST(Overlap, AUnitThatStartsWithItsProducerReadsItsRowsAsTheyAreWritten) {
     inputs[name] = t;
   }
   auto want = run(seq, inputs);
+  // The estimate: u1 starts with u0, u2 with u1 once u0 has ended, u3 with u2 once u1 has.
+  const int64_t estSeq = estimateCycles(seq, testMemory()).total, estOvl = estimateCycles(ovl, testMemory()).total;
+  std::cerr << "estimated: one after another " << estSeq << ", overlapped " << estOvl << "; units";
+  for (int64_t c : estimateCycles(seq, testMemory()).perUnit) std::cerr << " " << c;
+  std::cerr << "\n";
+  EXPECT_LT(estOvl, estSeq * 2 / 3);
   for (uint64_t seed : {1, 2}) {
     Simulated one = emitAndSimulate(seq, inputs, fmt::format("t_seq{}", seed), seed, 20000);
     Simulated both = emitAndSimulate(ovl, inputs, fmt::format("t_ovl{}", seed), seed, 20000);
@@ -65,6 +74,9 @@ TEST(Overlap, AUnitThatStartsWithItsProducerReadsItsRowsAsTheyAreWritten) {
     std::cerr << "seed " << seed << ": one after another " << one.sim.cycles << " cycles, overlapped "
               << both.sim.cycles << "\n";
     EXPECT_LT(both.sim.cycles, one.sim.cycles);
+    // the estimate within 15% of what the simulation took, either way
+    EXPECT_LT(std::abs(estOvl - both.sim.cycles) * 100, both.sim.cycles * 15);
+    EXPECT_LT(std::abs(estSeq - one.sim.cycles) * 100, one.sim.cycles * 15);
     // both reads of t0 wait on its writer
     std::string add;
     for (const auto& f : both.design.files)

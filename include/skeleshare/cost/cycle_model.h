@@ -54,6 +54,15 @@ struct UnitLoad {
 /// last write.
 int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory);
 
+/// The end of a unit that starts at `start` while the unit before it runs (they run at
+/// once; lower/overlap.h) until `prevEnd`. `cycles` is the unit's time alone and `lead` the
+/// part of it before its datapath takes its first input (its replay fill, its reads'
+/// stages, the memory's latency), which runs while the other unit does. With `handover`
+/// the two call one shared instance, so the rest follows the other's end; otherwise they
+/// run side by side, and the unit ends at least `tail` (its pipeline) after the other,
+/// whose last line its last read waits for. The memory port the two share is not counted.
+int64_t overlappedEnd(int64_t start, int64_t prevEnd, int64_t cycles, int64_t lead, int64_t tail, bool handover);
+
 /// Cycles the port takes to move `lines` lines.
 int64_t portCycles(int64_t lines, const MemorySystem& memory);
 

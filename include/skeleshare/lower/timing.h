@@ -23,7 +23,7 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& coun
 struct CycleEstimate {
   std::vector<cost::UnitLoad> loads;
   std::vector<int64_t> perUnit;  // cycles of each unit
-  int64_t total = 0;             // the units one after another
+  int64_t total = 0;             // the schedule's: one after another, or side by side where a unit starts with the one before it
 };
 /// The units' loads counted through `counts` (the lowering's, whose read passes already
 /// counted most of these reads), or through a counter of its own.
