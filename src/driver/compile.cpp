@@ -296,6 +296,9 @@ Json unitEstimatesJson(const lower::Program& prog, const lower::CycleEstimate& e
   for (size_t i = 0; i < prog.units.size() && i < estimate.loads.size(); ++i)
     units.push_back({{"unit", prog.units[i].name},
                      {"cycles", estimate.perUnit[i]},
+                     {"start", estimate.start[i]},
+                     {"end", estimate.end[i]},
+                     {"with_previous", prog.firstShared(i) != i},
                      {"busiest", estimate.loads[i].busiest},
                      {"lines", estimate.loads[i].lines},
                      {"depth", estimate.loads[i].depth}});

@@ -606,7 +606,7 @@ Program Lowerer::run(const ir::Module& module) {
   absorbBroadcasts(prog_);
   keepReadLines(prog_, counts);
   placeBuffers(prog_, opt_.onChipBudgetBits);
-  if (opt_.overlap) applyOverlap(prog_);
+  if (opt_.overlap) applyOverlap(prog_, opt_.onChipBudgetBits);
   auto problems = verify(prog_);
   if (!problems.empty()) throw std::logic_error("lowering produced an ill-formed program: " + problems.front());
   return std::move(prog_);

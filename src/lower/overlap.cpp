@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "skeleshare/lower/ram_mapping.h"
+#include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/runs.h"
 
 namespace skeleshare::lower {
@@ -50,7 +52,18 @@ OverlapPlan planOverlap(const Program& prog) {
   return plan;
 }
 
-void applyOverlap(Program& prog) { prog.startsWithPrevious = planOverlap(prog).withPrevious; }
+void applyOverlap(Program& prog, int64_t onChipBudgetBits) {
+  // Two neighbours that run at once share no RAM (line RAMs, replay-pool slots), so each
+  // overlap may cost blocks: in schedule order, a unit starts with the one before it only
+  // while the design's RAMs still fit the device.
+  const std::vector<bool> may = planOverlap(prog).withPrevious;
+  prog.startsWithPrevious.assign(prog.units.size(), false);
+  for (size_t u = 0; u < may.size(); ++u) {
+    if (!may[u]) continue;
+    prog.startsWithPrevious[u] = true;
+    if (programResources(prog).m20kBlocks * kM20kBits > onChipBudgetBits) prog.startsWithPrevious[u] = false;
+  }
+}
 
 std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u) {
   std::map<uint32_t, uint32_t> reads;

@@ -138,7 +138,8 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
   // Each unit's start and end: one after another, a switch between them, except a unit
   // that starts with the one before it (lower/overlap.h), once every unit before that one
   // has ended (cost::overlappedEnd).
-  std::vector<int64_t> start, end;
+  std::vector<int64_t>& start = e.start;
+  std::vector<int64_t>& end = e.end;
   for (size_t i = 0; i < prog.units.size(); ++i) {
     const Unit& u = prog.units[i];
     e.loads.push_back(unitLoad(prog, u, counts));

@@ -42,6 +42,37 @@ TEST(Driver, ExtractsLowersAndEmitsSelfAttention) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
 }
 
+TEST(Driver, WithOverlapTheReportGivesEachUnitsStartAndEndInTheSchedule) {
+  auto m = test_support::loadDsl(bench("stencil4_small.dsl"));
+  for (bool overlap : {false, true}) {
+    CompileOptions o = options();
+    o.overlap = overlap;
+    Compiled c = compile(m.module, *m.ctx, Workload{1518, {}}, o);
+    ASSERT_EQ(c.status, Status::Ok) << c.message;
+    const auto& units = c.report["estimated_units"];
+    ASSERT_GE(units.size(), 2u);
+    int withPrevious = 0;
+    int64_t last = 0;
+    for (size_t i = 0; i < units.size(); ++i) {
+      const int64_t start = units[i]["start"], end = units[i]["end"], cycles = units[i]["cycles"];
+      if (units[i]["with_previous"]) {
+        ++withPrevious;  // starts with its neighbour once the unit before that has ended
+        EXPECT_EQ(start, std::max(units[i - 1]["start"].get<int64_t>(), i >= 2 ? units[i - 2]["end"].get<int64_t>() + 1 : 0));
+        EXPECT_LT(end - start, cycles + units[i - 1]["cycles"].get<int64_t>());
+      } else {
+        EXPECT_EQ(start, i == 0 ? 0 : units[i - 1]["end"].get<int64_t>() + 1);  // the switch
+        EXPECT_EQ(end - start, cycles);
+      }
+      last = std::max(last, end);
+    }
+    EXPECT_EQ(c.estimatedCycles, last + 1);
+    if (overlap)
+      EXPECT_GT(withPrevious, 0);
+    else
+      EXPECT_EQ(withPrevious, 0);
+  }
+}
+
 TEST(Driver, AsWrittenSkipsExtraction) {
   auto m = test_support::loadDsl(bench("stencil4_small.dsl"));
   CompileOptions o = options();

@@ -5,26 +5,33 @@
 
 #include "skeleshare/lower/line_rams.h"
 #include "skeleshare/lower/overlap.h"
+#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
+#include "skeleshare/lower/resources.h"
 
 namespace skeleshare::lower {
 namespace {
 
 const std::vector<int64_t> kShape{64, 64};  // 64 lines of i8
+const int64_t kRoomy = int64_t{1} << 40;    // an on-chip budget that any test design fits
 
-/// Buffers x, t0, t1, t2 (on chip), out; `copy(from, to)` adds a unit that copies one
-/// buffer into another.
+int64_t m20kBits(const Program& prog) { return programResources(prog).m20kBlocks * kM20kBits; }
+
+/// Buffers x, t0, t1, t2 (on chip), out, all of one shape; `copy(from, to)` adds a unit
+/// that copies one buffer into another.
 struct Chain {
   Program prog;
-  Chain() {
-    prog.buffers.push_back({"x", 8, kShape, Memory::OffChip, Role::Input});
-    for (const char* t : {"t0", "t1", "t2"}) prog.buffers.push_back({t, 8, kShape, Memory::OnChip, Role::Intermediate});
-    prog.buffers.push_back({"out", 8, kShape, Memory::OffChip, Role::Output});
+  std::vector<int64_t> shape;
+  explicit Chain(std::vector<int64_t> s = kShape) : shape(std::move(s)) {
+    prog.buffers.push_back({"x", 8, shape, Memory::OffChip, Role::Input});
+    for (const char* t : {"t0", "t1", "t2"}) prog.buffers.push_back({t, 8, shape, Memory::OnChip, Role::Intermediate});
+    prog.buffers.push_back({"out", 8, shape, Memory::OffChip, Role::Output});
   }
-  void copy(int from, int to, const AddrGen& write = AddrGen::identity(kShape)) {
+  void copy(int from, int to) { copy(from, to, AddrGen::identity(shape)); }
+  void copy(int from, int to, const AddrGen& write) {
     prog.units.push_back({"u" + std::to_string(prog.units.size()), {}, std::nullopt});
     UnitBuilder b(prog, prog.units.back());
-    b.write(to, write, b.read(from, AddrGen::identity(kShape)));
+    b.write(to, write, b.read(from, AddrGen::identity(shape)));
   }
 };
 
@@ -43,11 +50,30 @@ TEST(Overlap, AUnitStartsWithItsProducerWhenTheProducerLeavesEachLineFinal) {
   // Running beside each other, neighbours share no line RAM: t0 (u0..u1) and t2 (u1..u3,
   // as u2 starts with u1) meet, so three RAMs, where one after another two do.
   EXPECT_EQ(planLineRams(c.prog).rams.size(), 2u);
-  applyOverlap(c.prog);
+  applyOverlap(c.prog, kRoomy);
   EXPECT_EQ(c.prog.firstShared(2), 1u);
   EXPECT_EQ(c.prog.firstShared(0), 0u);
   EXPECT_EQ(gatedReads(c.prog, 2), (std::map<uint32_t, uint32_t>{{0u, 1u}}));
   EXPECT_EQ(planLineRams(c.prog).rams.size(), 3u);
+}
+
+TEST(Overlap, AUnitStartsWithItsProducerOnlyWhileTheRamsItThenNeedsFitTheDevice) {
+  Chain c({1024, 64});  // 1,024 lines: each buffer takes M20K blocks
+  c.copy(0, 1);
+  c.copy(1, 2);
+  c.copy(2, 3);
+  c.copy(3, 4);
+  const int64_t alone = m20kBits(c.prog);
+  applyOverlap(c.prog, kRoomy);
+  const int64_t together = m20kBits(c.prog);
+  ASSERT_GT(together, alone);  // the third line RAM
+  // with only the blocks that one unit at a time needs, the overlaps that take another
+  // RAM are left out, and what is left fits
+  applyOverlap(c.prog, alone);
+  EXPECT_LE(m20kBits(c.prog), alone);
+  EXPECT_EQ(c.prog.startsWithPrevious, (std::vector<bool>{false, true, false, true}));
+  applyOverlap(c.prog, together);
+  EXPECT_EQ(c.prog.startsWithPrevious, (std::vector<bool>{false, true, true, true}));
 }
 
 TEST(Overlap, AUnitWaitsForAProducerThatReturnsToItsLines) {
@@ -81,7 +107,7 @@ TEST(Overlap, AUnitWaitsWhenItWritesWhatItsNeighbourUsesOrReadsATwiceWrittenBuff
     const OverlapPlan plan = planOverlap(c.prog);
     EXPECT_EQ(plan.withPrevious, (std::vector<bool>{false, true}));
     EXPECT_TRUE(plan.gatedOn.empty());
-    applyOverlap(c.prog);
+    applyOverlap(c.prog, kRoomy);
     EXPECT_TRUE(gatedReads(c.prog, 1).empty());
   }
 }
@@ -102,7 +128,7 @@ TEST(Overlap, NeighboursThatRunAtOnceReplayFromRamsOfTheirOwnSide) {
   // one after another they share one RAM; side by side, u0 keeps it, u1 and u3 share
   // one, u2 takes a third: no two neighbours replay from one RAM
   EXPECT_EQ(planReplayPool(c.prog).slots.size(), 1u);
-  applyOverlap(c.prog);
+  applyOverlap(c.prog, kRoomy);
   const ReplayPool pool = planReplayPool(c.prog);
   ASSERT_EQ(pool.slots.size(), 3u);
   auto slot = [&](size_t u) { return pool.slotOf.at({u, 1u}); };

@@ -60,9 +60,9 @@ struct CompileOptions {
   /// cycle model (docs/cost-model.md): to compare with the paper's predictions.
   bool paperModel = false;
   ReadShapes readShapes = ReadShapes::Auto;
-  /// Experimental: a unit that may start with the unit before it does (lower/overlap.h).
-  /// The cycle model does not know it yet: predicted and estimated cycles are those of
-  /// units one after another.
+  /// A unit that may start with the unit before it does, where its RAMs fit the device
+  /// (lower/overlap.h). The lowering's estimate follows it; the extractor's prediction is
+  /// still that of units one after another.
   bool overlap = false;
   std::string design = "design";  // the VHDL name prefix
   std::function<void(const std::string&)> progress;  // progress lines (may be empty)

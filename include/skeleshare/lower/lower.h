@@ -41,8 +41,9 @@ struct LowerOptions {
   /// loops allow (docs/lowering.md, "Box reads"), so the one cycle model would disagree
   /// with the lowered design.
   bool boxReads = false;
-  // Units that may start with the unit before them do (lower/overlap.h, applyOverlap).
-  // Experimental: the cycle estimate does not count it yet.
+  // Units that may start with the unit before them do, where their RAMs fit the device
+  // (lower/overlap.h, applyOverlap). Off by default: the extractor's prediction still
+  // runs the units one after another (the lowering's estimate follows the overlap).
   bool overlap = false;
   /// Products of these operand widths one DSP block computes (at least 1).
   int64_t productsPerBlock(int aBits, int bBits) const;

@@ -35,8 +35,10 @@ struct OverlapPlan {
 /// Whether unit u may start with unit u - 1 (above), and the reads it then gates.
 OverlapPlan planOverlap(const Program& prog);
 
-/// Every unit that may start with the unit before it does (prog.startsWithPrevious).
-void applyOverlap(Program& prog);
+/// Every unit that may start with the unit before it does (prog.startsWithPrevious), in
+/// schedule order, as long as the design's M20K blocks (programResources) stay within
+/// `onChipBudgetBits`.
+void applyOverlap(Program& prog, int64_t onChipBudgetBits);
 
 /// The reads of unit u that wait on the unit before it (Read node -> that unit's Write
 /// node): none unless u starts with it.

@@ -23,6 +23,7 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& coun
 struct CycleEstimate {
   std::vector<cost::UnitLoad> loads;
   std::vector<int64_t> perUnit;  // cycles of each unit
+  std::vector<int64_t> start, end;  // each unit's first and last cycle in the schedule
   int64_t total = 0;             // the schedule's: one after another, or side by side where a unit starts with the one before it
 };
 /// The units' loads counted through `counts` (the lowering's, whose read passes already

@@ -26,6 +26,7 @@ struct LowerOptions {
   std::string file;
   std::string outDir;
   bool checkEval = false;
+  bool overlap = false;
   driver::ReadShapes readShapes = driver::ReadShapes::Auto;  // auto: as the file names them
 };
 
@@ -47,7 +48,9 @@ int runLower(const LowerOptions& o) {
   const bool boxReads = boxReadsFor(o.readShapes, o.file);
   const cost::Device device = cost::findDevice(cost::kDefaultDevice, SKELESHARE_DATA_DIR);
   try {
-    d = lower::lowerDesign(loaded->module, ctx, lower::lowerOptions(device, boxReads));
+    lower::LowerOptions lo = lower::lowerOptions(device, boxReads);
+    lo.overlap = o.overlap;
+    d = lower::lowerDesign(loaded->module, ctx, lo);
   } catch (const lower::LowerError& e) {
     std::cerr << "skeleshare lower: error: " << e.what() << '\n';
     return kExitInputError;
@@ -100,6 +103,7 @@ Command addLowerCommand(CLI::App& root) {
   app->add_option("-o,--output", o->outDir, "output directory")->required();
   addReadShapesOption(*app, o->readShapes,
                       "boxes or lines; auto (default): as the design.ir's '// read shapes:' line says, else boxes");
+  app->add_flag("--overlap", o->overlap, kOverlapHelp);
   app->add_flag("--check-eval", o->checkEval, "run the lowered program and the skeleton interpreter on random inputs (exit 4 if they differ)");
   return {app, [o] { return runLower(*o); }};
 }
