@@ -350,7 +350,8 @@ namespace {
 /// Whether a compile's lowered design confirms its prediction (kConfirmTolerance).
 bool confirms(const Compiled& c) {
   if (c.status != Status::Ok || c.predictedCycles <= 0) return false;
-  const double p = static_cast<double>(c.predictedCycles), e = static_cast<double>(c.estimatedCycles);
+  // the prediction runs the units one after another: so does the estimate it is held to
+  const double p = static_cast<double>(c.predictedCycles), e = static_cast<double>(c.sequentialCycles);
   return std::abs(e - p) <= kConfirmTolerance * p;
 }
 
@@ -379,6 +380,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     c.programText = std::move(lowered.text);
     lower::Resources res = lowered.resources;
     c.estimatedCycles = lowered.cycles.total;
+    c.sequentialCycles = lowered.cycles.oneAfterAnother;
     // the lowering's numbers (docs/lowering.md, "report.json")
     j["lowered_dsps"] = res.dsps;
     j["lowered_dsp_lanes"] = res.dspLanes;
@@ -386,6 +388,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     j["lowered_m20k_blocks"] = res.m20kBlocks;
     j["lowered_mlab_cells"] = res.mlabCells;
     j["estimated_cycles"] = c.estimatedCycles;
+    j["estimated_cycles_one_after_another"] = c.sequentialCycles;
     j["estimated_units"] = unitEstimatesJson(*c.program, lowered.cycles);
     j["lowered_units"] = c.program->units.size();
     j["lowered_calls"] = lowered.calls;
@@ -398,6 +401,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     hw["dsps"] = res.dsps;  // DSP blocks
     hw["dsp_multiplier_lanes"] = c.hardware->dspLanes;
     hw["estimated_cycles"] = c.estimatedCycles;
+    hw["estimated_cycles_one_after_another"] = c.sequentialCycles;
     hw["memory_ports"] = c.hardware->linePorts;
     // the units' replay buffers and the RAMs they share (lower/replay_pool.h)
     const lower::ReplayPool pool = lower::planReplayPool(*c.program);
@@ -410,18 +414,22 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     hw["device_m20k_blocks"] = device.m20kBlocks;
     j["top"] = c.hardware->top;
     j["memory_map"] = memoryMapJson(c.hardware->map);
-    say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles, top entity {}",
-                       c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles, c.hardware->top));
+    say(o, fmt::format("hardware: {} unit(s), {} DSP blocks ({} multipliers), estimated {} cycles{}, top entity {}",
+                       c.program->units.size(), res.dsps, c.hardware->dspLanes, c.estimatedCycles,
+                       c.sequentialCycles != c.estimatedCycles
+                           ? fmt::format(" ({} one unit after another)", c.sequentialCycles)
+                           : std::string(),
+                       c.hardware->top));
     say(o, fmt::format("on-chip memory: {} of the device's {} M20K blocks and {} MLAB cells ({} replay buffer(s) in {} RAM(s)){}",
                        m20k, device.m20kBlocks, mlab, pool.slotOf.size(), pool.slots.size(),
                        m20k > device.m20kBlocks ? ": more than the device has" : ""));
     // The cycle model prices the widening rules' designs less well (rules/widening.rules):
     // say so when the lowering's count disagrees, with the default rules' suggestion.
     if (j.value("rule_stage", "") == "widened" && c.predictedCycles > 0 &&
-        static_cast<double>(c.estimatedCycles) > 1.15 * static_cast<double>(c.predictedCycles))
+        static_cast<double>(c.sequentialCycles) > 1.15 * static_cast<double>(c.predictedCycles))
       say(o, fmt::format("note: the widening rules' design is estimated at {:.1f}x its predicted cycles; without "
                          "them: {}",
-                         static_cast<double>(c.estimatedCycles) / static_cast<double>(c.predictedCycles),
+                         static_cast<double>(c.sequentialCycles) / static_cast<double>(c.predictedCycles),
                          j["default_rules_message"].get<std::string>()));
   } catch (const lower::LowerError& e) {
     c.status = Status::NotLowered;
@@ -494,6 +502,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional
                         {"status", a.report.value("status", Json(nullptr))},
                         {"predicted_cycles", ok ? Json(a.predictedCycles) : Json(nullptr)},
                         {"estimated_cycles", ok ? Json(a.estimatedCycles) : Json(nullptr)},
+                        {"estimated_cycles_one_after_another", ok ? Json(a.sequentialCycles) : Json(nullptr)},
                         {"confirmed", confirms(a)},
                         {"seconds", ms(seconds)}});
   };
@@ -509,7 +518,7 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional
     say(o, boxes.status == Status::Ok
                ? fmt::format("read shapes: the box-read design is estimated at {} cycles, predicted {}: compiling "
                              "again with line reads",
-                             boxes.estimatedCycles, boxes.predictedCycles)
+                             boxes.sequentialCycles, boxes.predictedCycles)
                : fmt::format("read shapes: no box-read design ({}): compiling again with line reads", boxes.message));
     t0 = std::chrono::steady_clock::now();
     Compiled lines = compileWith(module, ctx, work, o, device, budget, false, c);

@@ -145,6 +145,7 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     e.loads.push_back(unitLoad(prog, u, counts));
     e.perUnit.push_back(cost::unitCycles(e.loads.back(), memory));
     const int64_t cycles = e.perUnit.back();
+    e.oneAfterAnother += cycles + cost::kUnitSwitch;
     if (prog.firstShared(i) == i) {
       start.push_back(i == 0 ? 0 : end.back() + cost::kUnitSwitch);
       end.push_back(start.back() + cycles);

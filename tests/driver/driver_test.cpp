@@ -66,10 +66,17 @@ TEST(Driver, WithOverlapTheReportGivesEachUnitsStartAndEndInTheSchedule) {
       last = std::max(last, end);
     }
     EXPECT_EQ(c.estimatedCycles, last + 1);
-    if (overlap)
+    // the same units one after another, which the prediction models and is held to
+    int64_t sum = 0;
+    for (const auto& u : units) sum += u["cycles"].get<int64_t>() + 1;
+    EXPECT_EQ(c.sequentialCycles, sum);
+    if (overlap) {
       EXPECT_GT(withPrevious, 0);
-    else
+      EXPECT_LT(c.estimatedCycles, c.sequentialCycles);
+    } else {
       EXPECT_EQ(withPrevious, 0);
+      EXPECT_EQ(c.estimatedCycles, c.sequentialCycles);
+    }
   }
 }
 

@@ -86,6 +86,9 @@ struct Compiled {
   std::optional<vhdl::EmittedDesign> hardware;  // the VHDL
   int64_t predictedCycles = 0;                  // the cost model's (extraction or as written)
   int64_t estimatedCycles = 0;                  // the lowering's estimate
+  // The lowering's estimate with its units one after another, as the prediction runs
+  // them: equal to estimatedCycles unless units overlap (--overlap).
+  int64_t sequentialCycles = 0;
 };
 
 /// What a program computes, from its DSL summary (frontend/summary.h): the MACs of the

@@ -25,6 +25,7 @@ struct CycleEstimate {
   std::vector<int64_t> perUnit;  // cycles of each unit
   std::vector<int64_t> start, end;  // each unit's first and last cycle in the schedule
   int64_t total = 0;             // the schedule's: one after another, or side by side where a unit starts with the one before it
+  int64_t oneAfterAnother = 0;   // the same units one after another (what the extractor's prediction models)
 };
 /// The units' loads counted through `counts` (the lowering's, whose read passes already
 /// counted most of these reads), or through a counter of its own.

@@ -97,7 +97,8 @@ int runCompile(CompileCommandOptions o) {
   if (!emitShir)
     for (const char* key :
          {"lowered_dsps", "lowered_dsp_lanes", "onchip_memory_bits", "lowered_m20k_blocks", "lowered_mlab_cells",
-          "estimated_cycles", "estimated_units", "lowered_units", "lowered_calls"})
+          "estimated_cycles", "estimated_cycles_one_after_another", "estimated_units", "lowered_units",
+          "lowered_calls"})
       c.report.erase(key);
   {
     StagedOutputs top(dir), vhdlFiles(dir / "vhdl");

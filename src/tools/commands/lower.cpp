@@ -71,6 +71,7 @@ int runLower(const LowerOptions& o) {
   j["lowered_m20k_blocks"] = d->resources.m20kBlocks;
   j["lowered_mlab_cells"] = d->resources.mlabCells;
   j["estimated_cycles"] = d->cycles.total;
+  j["estimated_cycles_one_after_another"] = d->cycles.oneAfterAnother;
   j["estimated_units"] = driver::unitEstimatesJson(d->program, d->cycles);
   j["lowered_units"] = d->program.units.size();
   j["lowered_calls"] = d->calls;
