@@ -35,9 +35,14 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {
   return std::max({load.busiest, port, load.onChipLines, both}) + load.depth + memory.latency;
 }
 
-int64_t overlappedEnd(int64_t start, int64_t prevEnd, int64_t cycles, int64_t lead, int64_t tail, bool handover) {
-  const int64_t hidden = std::clamp<int64_t>(prevEnd - start, 0, lead);
-  return std::max(prevEnd + (handover ? cycles - hidden : tail), start + cycles);
+int64_t overlappedEnd(int64_t start, const Neighbour& prev, int64_t cycles, int64_t lead, int64_t tail) {
+  int64_t end = start + cycles;
+  if (prev.feeds) end = std::max(end, prev.end + tail);
+  if (prev.sharesInstance) {
+    const int64_t takeover = std::max(start, prev.end - prev.drain);
+    end = std::max(end, takeover + cycles - std::min(takeover - start, lead));
+  }
+  return end;
 }
 
 }  // namespace skeleshare::cost

@@ -65,6 +65,23 @@ void applyOverlap(Program& prog, int64_t onChipBudgetBits) {
   }
 }
 
+bool handsOverStreams(const Program& prog, size_t u) {
+  if (u == 0 || u >= prog.units.size() || prog.firstShared(u) != u - 1) return false;
+  const Unit &a = prog.units[u - 1], &b = prog.units[u];
+  if (!a.call || !b.call || a.call->instance != b.call->instance || a.call->datapath.size() != b.call->datapath.size())
+    return false;
+  // the datapath's one per-call parameter: the length each accumulation sums
+  auto length = [](const Unit& unit, uint32_t n) {
+    const MType& t = unit.nodes.at(unit.nodes.at(n).operands.at(0)).type;
+    return t.dims[t.numStreamDims() - 1].extent;
+  };
+  for (size_t j = 0; j < a.call->datapath.size(); ++j) {
+    const uint32_t na = a.call->datapath[j], nb = b.call->datapath[j];
+    if (a.nodes.at(na).prim == Prim::ReduceStm && length(a, na) != length(b, nb)) return false;
+  }
+  return true;
+}
+
 std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u) {
   std::map<uint32_t, uint32_t> reads;
   if (prog.firstShared(u) == u) return reads;

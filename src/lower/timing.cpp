@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <map>
 
+#include "skeleshare/lower/line_rams.h"
+#include "skeleshare/lower/overlap.h"
 #include "skeleshare/lower/runs.h"
 
 namespace skeleshare::lower {
@@ -156,8 +158,25 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     const Unit& prev = prog.units[i - 1];
     const bool handover = u.call && prev.call && u.call->instance == prev.call->instance;
     const int64_t lead = load.replayFill + kReadStages + memory.latency;
+    cost::Neighbour prevUnit;
+    prevUnit.end = end[i - 1];
+    // Fed by the neighbour, the unit's last inputs wait for its last line: after it, the
+    // unit's share of work on that line (all of it for a buffer of one line), its pipeline
+    // and, for a buffer off chip, the memory's latency are left.
+    int64_t fedLines = 0, fedLatency = 0;
+    for (const auto& [read, write] : gatedReads(prog, i)) {
+      const Buffer& b = prog.buffers.at(static_cast<size_t>(u.nodes.at(read).buffer));
+      fedLines = fedLines == 0 ? bufferLines(b) : std::min(fedLines, bufferLines(b));
+      if (b.memory == Memory::OffChip) fedLatency = memory.latency;
+    }
+    prevUnit.feeds = fedLines > 0;
+    const int64_t lastLine = fedLines > 0 ? (load.busiest + fedLines - 1) / fedLines : 0;
+    prevUnit.sharesInstance = handover;
+    // handed over stream by stream, the instance is free once the neighbour's last input
+    // is in: its stages after the reads and the memory's latency are left
+    if (handsOverStreams(prog, i)) prevUnit.drain = e.loads[i - 1].depth - kReadStages + memory.latency;
     start.push_back(s);
-    end.push_back(cost::overlappedEnd(s, end[i - 1], cycles, lead, load.depth, handover));
+    end.push_back(cost::overlappedEnd(s, prevUnit, cycles, lead, lastLine + load.depth + fedLatency));
   }
   for (size_t i = 0; i < end.size(); ++i) e.total = std::max(e.total, end[i] + cost::kUnitSwitch);
   return e;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "skeleshare/lower/line_rams.h"
 #include "skeleshare/lower/overlap.h"
@@ -136,15 +137,49 @@ std::string holds(const std::vector<size_t>& calls, size_t u) {
   return u > 0 && afterNeighbour ? fmt::format("{} and act({}) = '0'", active(u), u - 1) : active(u);
 }
 
+struct TopParts {
+  std::string decls, body;
+};
+
+/// How the calls of one instance take its streams. Where a call starts with the call before
+/// it and their accumulation lengths agree (`piped`), the instance is handed over stream by
+/// stream: the call takes an input port once the call before it has fed that port all its
+/// transfers, and the results once the call before it has taken all of its, so its inputs
+/// enter while the call before it drains (the datapath keeps its order). The top counts
+/// those transfers: `u<v>_<side>_all` (side `ip<p>` or `ir`) says that call v is through.
+struct Handover {
+  std::vector<size_t> calls;
+  std::set<size_t> piped;  // calls handed the instance stream by stream
+
+  /// Call u holds the instance's stream `side`.
+  std::string takes(size_t u, const std::string& side) const {
+    std::string c = piped.count(u) ? fmt::format("{} and (act({}) = '0' or u{}_{}_all = '1')", active(u), u - 1, u - 1, side)
+                                   : holds(calls, u);
+    if (piped.count(u + 1)) c += fmt::format(" and u{}_{}_all = '0'", u, side);
+    return c;
+  }
+  /// A multiplexer over the calls on stream `side`: `value(u)` while call u holds it.
+  std::string mux(const std::string& target, const std::string& side, const std::function<std::string(size_t)>& value,
+                  const std::string& idle) const {
+    return muxOver(target, calls, [&](size_t u) { return takes(u, side); }, value, idle);
+  }
+  /// The counter of call v's transfers on `side` (`n` of them), which the call after it waits on.
+  static void count(TopParts& t, size_t v, const std::string& side, int64_t n) {
+    const std::string c = fmt::format("u{}_{}", v, side);
+    t.decls += fmt::format("  signal {0}_n : natural range 0 to {1};\n  signal {0}_all : std_logic;\n", c, n);
+    t.body += fmt::format(
+        "  {0}_count : process (clk)\n  begin\n    if rising_edge(clk) then\n      if act({1}) = '0' then\n"
+        "        {0}_n <= 0;\n      elsif {0}_valid = '1' and {0}_ready = '1' then\n        {0}_n <= {0}_n + 1;\n"
+        "      end if;\n    end if;\n  end process;\n  {0}_all <= '1' when {0}_n = {2} else '0';\n",
+        c, v, n);
+  }
+};
+
 /// A multiplexer over the calls of an instance: `value(u)` while call u holds it.
 std::string muxOverCalls(const std::string& target, const std::vector<size_t>& calls,
                          const std::function<std::string(size_t)>& value, const std::string& idle) {
   return muxOver(target, calls, [&](size_t u) { return holds(calls, u); }, value, idle);
 }
-
-struct TopParts {
-  std::string decls, body;
-};
 
 /// The write flags of the given line ports as a VHDL bit-string literal's contents, the
 /// first port rightmost.
@@ -260,10 +295,12 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
   std::vector<size_t> external;
   std::map<int, std::vector<size_t>> onChip;  // line RAM -> its ports
   std::vector<int> portBuffer;                // per port: the buffer it accesses
+  std::vector<size_t> portUnit;               // per port: its unit
   for (size_t i = 0; i < units.size(); ++i) {
     const auto& u = units[i];
     for (size_t p = 0; p < u.portIsWrite.size(); ++p) {
       const int b = u.portBuffer.at(p);
+      portUnit.push_back(i);
       if (map.regions.at(static_cast<size_t>(b)).onChip)
         onChip[ramOf(b)].push_back(isWrite.size());
       else
@@ -306,6 +343,14 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
         writeFlags(isWrite, ports));
   }
   const std::string we = writeFlags(isWrite, external);
+  // The external ports of the unit that started first of those running (of two neighbours
+  // that run at once, the earlier): the arbiter serves them before the other's, whose
+  // reads only fetch ahead (docs/hardware.md, "Units that start with the unit before them").
+  memory.decls += fmt::format("  signal lead : std_logic_vector({} downto 0);\n  signal {}_first : std_logic_vector({} downto 0);\n",
+                              units.size() - 1, ext, external.size() - 1);
+  memory.body += "  lead(0) <= act(0);\n";
+  for (size_t u = 1; u < units.size(); ++u) memory.body += fmt::format("  lead({0}) <= act({0}) and not act({1});\n", u, u - 1);
+  for (size_t k = 0; k < external.size(); ++k) memory.body += fmt::format("  {}_first({}) <= lead({});\n", ext, k, portUnit.at(external[k]));
 
   std::string inst;
   size_t first = 0;
@@ -445,7 +490,7 @@ architecture rtl of {0} is
 {4}{7}{9}
   arbiter : entity work.ss_mem_arbiter
     generic map (N => {11}, MAX_PENDING => {12})
-    port map (clk => clk, rst => rst, l_req => {10}_req, l_we => "{5}", l_addr => {10}_addr, l_wdata => {10}_wdata,
+    port map (clk => clk, rst => rst, l_req => {10}_req, l_first => {10}_first, l_we => "{5}", l_addr => {10}_addr, l_wdata => {10}_wdata,
               l_be => {10}_be, l_gnt => {10}_gnt, l_rvalid => {10}_rvalid, l_rdata => l_rdata, idle => mem_idle,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
@@ -530,6 +575,14 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
     instanceFiles.push_back({inst.entity + ".vhd", inst.text});
 
     // Top-level wiring: the instance, and a multiplexer over its calls on every port.
+    Handover hand{cs, {}};
+    for (size_t u : cs)
+      if (lower::handsOverStreams(prog, u)) hand.piped.insert(u);
+    auto steps = [&](size_t u, uint32_t node) { return prog.units[u].nodes.at(node).type.streamSteps(); };
+    for (size_t u : hand.piped) {
+      for (size_t p = 0; p < fp.ports.size(); ++p) Handover::count(shared, u - 1, fmt::format("ip{}", p), steps(u - 1, ports.at(u - 1).ports.at(p)));
+      Handover::count(shared, u - 1, "ir", steps(u - 1, ports.at(u - 1).result));
+    }
     std::string ik = fmt::format("i{}", k), map = "clk => clk, rst => " + ik + "_rst";
     shared.decls += fmt::format("  signal {}_rst : std_logic;\n", ik);
     shared.body += fmt::format("  -- shared instance {}: {}\n  {}_rst <= '1' when rst = '1' or not (busy and ({})) else '0';\n",
@@ -556,15 +609,16 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
         handshake(fmt::format("u{}_ip{}", u, p));
         if (poolData.at(u)[p].empty()) data(fmt::format("u{}_ip{}", u, p), w);
       }
-      shared.body += muxOverCalls(sig + "_valid", cs, [&](size_t u) { return fmt::format("u{}_ip{}_valid", u, p); }, "'0'");
+      const std::string side = fmt::format("ip{}", p);
+      shared.body += hand.mux(sig + "_valid", side, [&](size_t u) { return fmt::format("u{}_ip{}_valid", u, p); }, "'0'");
       std::string operand = dataOf(cs[0]);
       if (!oneSource) {
         data(sig, w);
-        shared.body += muxOverCalls(sig + "_data", cs, dataOf, "(others => '0')");
+        shared.body += hand.mux(sig + "_data", side, dataOf, "(others => '0')");
         operand = sig + "_data";
       }
       for (size_t u : cs)
-        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when {3} else '0';\n", u, p, sig, holds(cs, u));
+        shared.body += fmt::format("  u{0}_ip{1}_ready <= {2}_ready when {3} else '0';\n", u, p, sig, hand.takes(u, side));
       map += fmt::format(", p{0}_valid => {1}_valid, p{0}_ready => {1}_ready, p{0}_data => {2}", p, sig, operand);
     }
     {
@@ -575,9 +629,9 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
       data(sig, w);
       for (size_t u : cs) {
         handshake(fmt::format("u{}_ir", u));
-        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when {2} else '0';\n", u, sig, holds(cs, u));
+        shared.body += fmt::format("  u{0}_ir_valid <= {1}_valid when {2} else '0';\n", u, sig, hand.takes(u, "ir"));
       }
-      shared.body += muxOverCalls(sig + "_ready", cs, [&](size_t u) { return fmt::format("u{}_ir_ready", u); }, "'0'");
+      shared.body += hand.mux(sig + "_ready", "ir", [&](size_t u) { return fmt::format("u{}_ir_ready", u); }, "'0'");
       map += fmt::format(", r_valid => {0}_valid, r_ready => {0}_ready, r_data => {0}_data", sig);
     }
     for (size_t j = 0; j < fp.lengths.size(); ++j) {

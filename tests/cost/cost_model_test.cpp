@@ -102,6 +102,25 @@ TEST(Device, MemoryPortOfTheBoard) {
   EXPECT_EQ(unitCycles({100, 140, 5, 150}, m), 200 + 5 + 4);
 }
 
+// A unit that starts with the unit before it (lower/overlap.h): where it ends.
+TEST(Device, AUnitThatStartsWithItsNeighbourHidesItsLeadBehindIt) {
+  // both start at 0; the neighbour ends at 100. A unit of 80 cycles, 20 of them its lead,
+  // 10 its pipeline. Independent of the neighbour, it ends at its own 80
+  EXPECT_EQ(overlappedEnd(0, {100}, 80, 20, 10), 80);
+  // fed by it, at least its pipeline after the neighbour's last line
+  EXPECT_EQ(overlappedEnd(0, {100, true}, 80, 20, 10), 110);
+  EXPECT_EQ(overlappedEnd(0, {50, true}, 80, 20, 10), 80);
+  // sharing one instance, it computes after the neighbour, its lead already done
+  EXPECT_EQ(overlappedEnd(0, {100, false, true}, 80, 20, 10), 160);
+  EXPECT_EQ(overlappedEnd(95, {100, false, true}, 80, 20, 10), 175);  // 5 of its lead hidden
+  // handed over stream by stream, it takes the instance when the neighbour's last input
+  // is in, 25 cycles before the neighbour's end
+  EXPECT_EQ(overlappedEnd(0, {100, false, true, 25}, 80, 20, 10), 135);
+  EXPECT_EQ(overlappedEnd(90, {100, false, true, 25}, 80, 20, 10), 170);  // never before its own start
+  // and fed by it, no earlier than its pipeline after the neighbour
+  EXPECT_EQ(overlappedEnd(0, {100, true, true, 25}, 20, 20, 50), 150);
+}
+
 // A layer's bound: its MACs over the multipliers, or its weights over the port.
 TEST(Device, LayerBoundIsComputeOrWeightTraffic) {
   MemorySystem m = memorySystem(findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR));

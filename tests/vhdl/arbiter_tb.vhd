@@ -7,7 +7,9 @@
 -- lines back, in an order of its own; a checker per port compares every response with
 -- the line its request named, in order. A monitor counts the reads accepted by the memory
 -- and not yet answered; the run fails unless every response was right and at least
--- MIN_IN_FLIGHT reads were in flight at some time.
+-- MIN_IN_FLIGHT reads were in flight at some time. With FIRST >= 0 that port has l_first
+-- (served before the others); the result gives the cycle each port's last request was
+-- taken.
 -- Memory image: line i holds byte b = (7i + b) mod 256.
 library ieee;
 use ieee.std_logic_1164.all;
@@ -22,7 +24,8 @@ entity arbiter_tb is
     RESULT_FILE   : string := "result.txt";
     SEED          : positive := 1;
     STALL_PCT     : natural := 25;
-    MIN_IN_FLIGHT : natural := 6
+    MIN_IN_FLIGHT : natural := 6;
+    FIRST         : integer := -1
   );
 end entity;
 
@@ -32,7 +35,9 @@ architecture sim of arbiter_tb is
   constant NLINES : positive := 64;
   signal clk, rst : std_logic := '1';
   signal running  : boolean := true;
-  signal l_req, l_we, l_gnt, l_rvalid : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');
+  signal l_req, l_we, l_gnt, l_rvalid, l_first : std_logic_vector(NPORTS - 1 downto 0) := (others => '0');
+  signal issued_at : integer_vector(0 to NPORTS - 1) := (others => 0);  -- the cycle of the last request
+  signal cycle     : natural := 0;
   signal l_addr  : std_logic_vector(NPORTS * 32 - 1 downto 0) := (others => '0');
   signal l_wdata : std_logic_vector(NPORTS * LINE_BITS - 1 downto 0) := (others => '0');
   signal l_be    : std_logic_vector(NPORTS * LINE_BYTES - 1 downto 0) := (others => '0');
@@ -61,7 +66,7 @@ begin
 
   dut : entity work.ss_mem_arbiter
     generic map (N => NPORTS)
-    port map (clk => clk, rst => rst, l_req => l_req, l_we => l_we, l_addr => l_addr, l_wdata => l_wdata,
+    port map (clk => clk, rst => rst, l_req => l_req, l_first => l_first, l_we => l_we, l_addr => l_addr, l_wdata => l_wdata,
               l_be => l_be, l_gnt => l_gnt, l_rvalid => l_rvalid, l_rdata => l_rdata, idle => open,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
@@ -74,6 +79,10 @@ begin
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid,
               dump => '0', dumped => open);
+
+  first_port : for k in 0 to NPORTS - 1 generate
+    l_first(k) <= '1' when k = FIRST else '0';
+  end generate;
 
   requesters : for k in 0 to NPORTS - 1 generate
     -- the first byte of every line port k reads, in request order
@@ -125,7 +134,8 @@ begin
       for j in 0 to WRITES - 1 loop
         request(false, 32 + 8 * k + j, 3 * k + j);
       end loop;
-      issued(k) <= '1';
+      issued(k)    <= '1';
+      issued_at(k) <= cycle;
       wait;
     end process;
 
@@ -182,13 +192,17 @@ begin
     while finished /= (finished'range => '1') and cycles < 20000 loop
       wait until rising_edge(clk);
       cycles := cycles + 1;
+      cycle  <= cycles;
     end loop;
     for k in 0 to NPORTS - 1 loop
       total := total + errors(k);
     end loop;
     file_open(result, RESULT_FILE, write_mode);
     write(l, string'("cycles ") & integer'image(cycles) & " errors " & integer'image(total) &
-             " max_in_flight " & integer'image(max_in_flight));
+             " max_in_flight " & integer'image(max_in_flight) & " issued_at");
+    for k in 0 to NPORTS - 1 loop
+      write(l, string'(" ") & integer'image(issued_at(k)));
+    end loop;
     writeline(result, l);
     file_close(result);
     running <= false;

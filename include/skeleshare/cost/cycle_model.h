@@ -54,14 +54,23 @@ struct UnitLoad {
 /// last write.
 int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory);
 
-/// The end of a unit that starts at `start` while the unit before it runs (they run at
-/// once; lower/overlap.h) until `prevEnd`. `cycles` is the unit's time alone and `lead` the
-/// part of it before its datapath takes its first input (its replay fill, its reads'
-/// stages, the memory's latency), which runs while the other unit does. With `handover`
-/// the two call one shared instance, so the rest follows the other's end; otherwise they
-/// run side by side, and the unit ends at least `tail` (its pipeline) after the other,
-/// whose last line its last read waits for. The memory port the two share is not counted.
-int64_t overlappedEnd(int64_t start, int64_t prevEnd, int64_t cycles, int64_t lead, int64_t tail, bool handover);
+/// The unit before one that starts with it (lower/overlap.h), as that one sees it.
+struct Neighbour {
+  int64_t end = 0;            // its end
+  bool feeds = false;         // the unit reads what it writes, each line once written
+  bool sharesInstance = false;  // both call one shared instance, the neighbour first
+  // With sharesInstance: how long before its end the neighbour lets the instance go. 0:
+  // at its end; handed over stream by stream, once its last input is in (its drain).
+  int64_t drain = 0;
+};
+
+/// The end of a unit that starts at `start` beside its neighbour. `cycles` is the unit's
+/// time alone and `lead` the part of it before its datapath takes its first input (its
+/// replay fill, its reads' stages, the memory's latency), which runs while the neighbour
+/// does. Fed by the neighbour, its last read waits for the neighbour's last line, so it
+/// ends at least `tail` after it; sharing its instance, the rest of it follows the
+/// neighbour's hold on the instance. The memory port the two share is not counted.
+int64_t overlappedEnd(int64_t start, const Neighbour& prev, int64_t cycles, int64_t lead, int64_t tail);
 
 /// Cycles the port takes to move `lines` lines.
 int64_t portCycles(int64_t lines, const MemorySystem& memory);

@@ -40,6 +40,14 @@ OverlapPlan planOverlap(const Program& prog);
 /// `onChipBudgetBits`.
 void applyOverlap(Program& prog, int64_t onChipBudgetBits);
 
+/// Whether unit u takes its shared instance from the unit before it stream by stream: both
+/// call one instance, u starts with it, and the accumulations of the datapath (ReduceStm)
+/// have the same lengths in both calls. Each of u's input ports then takes the instance once
+/// the other call has fed that port all it has, and u's results follow the other call's
+/// last result (the top counts the transfers), so u's inputs enter while the other call's
+/// results drain.
+bool handsOverStreams(const Program& prog, size_t u);
+
 /// The reads of unit u that wait on the unit before it (Read node -> that unit's Write
 /// node): none unless u starts with it.
 std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u);

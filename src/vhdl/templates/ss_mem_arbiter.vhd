@@ -5,7 +5,9 @@
 -- and keeps it until l_gnt, which is combinational: the request is taken at the clock edge
 -- of the cycle in which l_gnt is high, so a port may present its next request in the next
 -- cycle (a line per cycle). Ports are served round-robin from the one after the last
--- taken; a read is taken only while fewer than MAX_PENDING reads are in flight.
+-- taken, those with l_first high before the others (the ports of the unit that started
+-- first, when its neighbour runs beside it and fetches ahead); a read is taken only while
+-- fewer than MAX_PENDING reads are in flight.
 --
 -- Taken requests wait in the command register until the slave accepts them (waitrequest
 -- low). Avalon-MM returns read data in command order, so a FIFO holds the port of every
@@ -24,6 +26,7 @@ entity ss_mem_arbiter is
   port (
     clk, rst : in std_logic;
     l_req    : in  std_logic_vector(N - 1 downto 0);
+    l_first  : in  std_logic_vector(N - 1 downto 0) := (others => '0');
     l_we     : in  std_logic_vector(N - 1 downto 0);
     l_addr   : in  std_logic_vector(N * 32 - 1 downto 0);
     l_wdata  : in  std_logic_vector(N * LINE_BITS - 1 downto 0);
@@ -66,9 +69,10 @@ begin
   idle           <= '1' when cmd_read = '0' and cmd_write = '0' and inflight = 0 else '0';
   free           <= (cmd_read = '0' and cmd_write = '0') or avm_waitrequest = '0';
 
-  -- the first requesting port after the last one taken (a read only with room in flight)
+  -- the first requesting port after the last one taken (a read only with room in flight),
+  -- of those with l_first if any requests
   choose : process (all)
-    variable eligible : std_logic_vector(N - 1 downto 0);
+    variable eligible, urgent : std_logic_vector(N - 1 downto 0);
     variable p        : natural range 0 to N - 1;
     variable ok       : boolean;
   begin
@@ -78,7 +82,12 @@ begin
         eligible(i) := '1';
       end if;
     end loop;
-    p  := round_robin(eligible, last);
+    urgent := eligible and l_first;
+    if urgent /= (urgent'range => '0') then
+      p := round_robin(urgent, last);
+    else
+      p := round_robin(eligible, last);
+    end if;
     ok := eligible(p) = '1';
     sel    <= p;
     sel_ok <= ok and free and rst = '0';
