@@ -389,7 +389,9 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
 -- shared instances, the replay pool and the units' reads of it follow act. A shared
 -- instance is built once; the sequencer connects it to the call that is running.
 -- current_unit is the unit started last (0 while idle): a status for the host, and how
--- the testbench counts each unit's cycles.
+-- the testbench counts each unit's cycles. unit_running is act: with units that start
+-- with the unit before them, more than one runs at a time, and the testbench reads each
+-- unit's first and last cycle from it.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -402,6 +404,7 @@ entity {0} is
     start : in  std_logic;
     done  : out std_logic;
     current_unit : out std_logic_vector(15 downto 0);  -- the unit the schedule runs (its index)
+    unit_running : out std_logic_vector({1} - 1 downto 0);  -- bit u: unit u runs (started, not finished)
     avm_address       : out std_logic_vector(31 downto 0);
     avm_read          : out std_logic;
     avm_write         : out std_logic;
@@ -445,6 +448,7 @@ architecture rtl of {0} is
   done <= done_r;
   act  <= run and not fin;
   current_unit <= std_logic_vector(to_unsigned(current, 16));
+  unit_running <= act;
 
   -- the schedule: unit u starts when every unit before it is finished and the memory has
   -- accepted their writes; a unit not started is held in reset

@@ -26,8 +26,10 @@ TestbenchFiles emitTestbench(const EmittedDesign& d, const std::string& template
 --
 -- Loads the memory image IMAGE into the Avalon-MM memory model, resets the design,
 -- pulses start and counts the cycles until done. On done it dumps the output regions to
--- DUMP_FILE and writes "cycles <n>" to RESULT_FILE, then "unit <i> <n>" for each unit
--- (the cycles while the top's current_unit was i); after MAX_CYCLES without done it
+-- DUMP_FILE and writes "cycles <n>" to RESULT_FILE, then "unit <i> <n> <first> <end>"
+-- for each unit: the cycles while the top's current_unit was i, then the first cycle
+-- unit i ran (unit_running) and the one after its last, counted like the cycles (the
+-- cycle start is high is 0; -1 -1 if it never ran); after MAX_CYCLES without done it
 -- writes "timeout <n>" and fails. SEED and STALL_PCT set the model's random wait states
 -- and read-data gaps. Every PROGRESS_EVERY cycles it prints "progress <n>" on its own
 -- line to standard output (sim's progress on stderr).
@@ -51,7 +53,8 @@ end entity;
 architecture sim of {0} is
   signal clk, rst, start, done : std_logic := '0';
   signal current_unit : std_logic_vector(15 downto 0);
-  type unit_cycles_t is array (0 to {6} - 1) of natural;
+  signal unit_running : std_logic_vector({6} - 1 downto 0);
+  type unit_cycles_t is array (0 to {6} - 1) of integer;
   signal dump, dumped : std_logic := '0';
   signal running : boolean := true;
   signal avm_address : std_logic_vector(31 downto 0);
@@ -64,6 +67,7 @@ begin
 
   dut : entity work.{1}
     port map (clk => clk, rst => rst, start => start, done => done, current_unit => current_unit,
+              unit_running => unit_running,
               avm_address => avm_address, avm_read => avm_read, avm_write => avm_write,
               avm_writedata => avm_writedata, avm_byteenable => avm_byteenable, avm_burstcount => avm_burstcount,
               avm_waitrequest => avm_waitrequest, avm_readdata => avm_readdata, avm_readdatavalid => avm_readdatavalid);
@@ -79,6 +83,7 @@ begin
   control : process
     variable cycles : natural := 0;
     variable unit_cycles : unit_cycles_t := (others => 0);
+    variable first_cycle, end_cycle : unit_cycles_t := (others => -1);
     variable u : natural;
     file result : text;
     variable l : line;
@@ -94,8 +99,18 @@ begin
     cycles := 1;
     unit_cycles(0) := 1;
     while done /= '1' and cycles < MAX_CYCLES loop
-      -- the cycle ending at the next edge belongs to the unit running before it
+      -- the cycle ending at the next edge belongs to the unit running before it; a
+      -- process woken by an edge reads the signals as they were before it, so these
+      -- are the values of cycle `cycles` (the cycle start is high ends at edge 1)
       u := to_integer(unsigned(current_unit));
+      for i in unit_running'range loop
+        if unit_running(i) = '1' then
+          if first_cycle(i) < 0 then
+            first_cycle(i) := cycles - 1;
+          end if;
+          end_cycle(i) := cycles;
+        end if;
+      end loop;
       wait until rising_edge(clk);
       cycles := cycles + 1;
       unit_cycles(u) := unit_cycles(u) + 1;
@@ -124,6 +139,10 @@ begin
       write(l, i);
       write(l, string'(" "));
       write(l, unit_cycles(i));
+      write(l, string'(" "));
+      write(l, first_cycle(i));
+      write(l, string'(" "));
+      write(l, end_cycle(i));
       writeline(result, l);
     end loop;
     file_close(result);

@@ -84,9 +84,10 @@ bool runVerilator(const EmittedDesign& design, const TestbenchFiles& tb, const s
   // A full-size model's evaluation functions keep wide vectors on the stack: more than the
   // usual 8 MB (full VGG-CIFAR's crashed at its first evaluation), hence no stack limit.
   std::string cmd = fmt::format("ulimit -s unlimited 2>/dev/null; cd {} && {} --image memory.hex --dump dump.txt "
-                                "--result result.txt --lines {}",
+                                "--result result.txt --lines {} --units {}",
                                 detail::shellQuote(simDir.string()),
-                                detail::shellQuote(std::filesystem::absolute(r.model.executable).string()), design.map.lines());
+                                detail::shellQuote(std::filesystem::absolute(r.model.executable).string()), design.map.lines(),
+                                design.units);
   for (auto [lo, hi] : tb.dumpLines) cmd += fmt::format(" --region {}:{}", lo, hi);
   cmd += fmt::format(" --seed {} --stall-pct {} --max-cycles {} --progress-every {}", o.seed % 2147483646 + 1, o.stallPercent,
                      o.maxCycles, kProgressEvery);
@@ -195,15 +196,15 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     r.error = "the testbench wrote no result";
     return r;
   }
-  r.unitCycles.assign(design.units, 0);
+  r.units.assign(design.units, {});
   for (std::string tag; result >> tag && tag == "unit";) {
     size_t unit = 0;
-    int64_t n = 0;
-    if (!(result >> unit >> n) || unit >= design.units) {
+    UnitRun u;
+    if (!(result >> unit >> u.cycles >> u.first >> u.end) || unit >= design.units) {
       r.error = "the testbench wrote a malformed unit line";
       return r;
     }
-    r.unitCycles[unit] = n;
+    r.units[unit] = u;
   }
   try {
     r.outputs = readOutputs(design.map, slurp(simDir / "dump.txt"));

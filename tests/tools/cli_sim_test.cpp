@@ -35,18 +35,37 @@ constexpr double kModelTolerance = 0.15;
 /// `verilator` with --simulator both and GHDL's synthesis forms with --check-forms) ran
 /// and gave the first run's cycles (the outputs: `result` is PASS only when they agree).
 /// The testbench's per-unit counts (`units`): one per unit of the schedule, each beside its
-/// estimate, every unit ran (a cycle at least), and together they are the total.
+/// estimate, every unit ran (a cycle at least), and together they are the total. Each
+/// unit's simulated start and end (the top's unit_running): the first unit starts in the
+/// cycle after start, every unit starts after the one before it (the schedule's order)
+/// and ends after it starts, and the last ends by done.
 void expectUnitsAddUp(const nlohmann::json& j, const std::string& what) {
   ASSERT_TRUE(j["units"].is_array()) << what;
   ASSERT_FALSE(j["units"].empty()) << what;
   int64_t sum = 0;
+  int64_t previousStart = 0;
   for (const auto& u : j["units"]) {
     EXPECT_GE(u["simulated_cycles"].get<int64_t>(), 1) << what << ": " << u.dump();
     EXPECT_GE(u["estimated_cycles"].get<int64_t>(), 1) << what << ": " << u.dump();
     EXPECT_EQ(u["unit"].get<std::string>().front(), 'u') << what << ": " << u.dump();
     sum += u["simulated_cycles"].get<int64_t>();
+    ASSERT_TRUE(u["simulated_start"].is_number() && u["simulated_end"].is_number()) << what << ": " << u.dump();
+    const int64_t start = u["simulated_start"].get<int64_t>(), end = u["simulated_end"].get<int64_t>();
+    EXPECT_GT(start, previousStart) << what << ": " << u.dump();
+    EXPECT_GT(end, start) << what << ": " << u.dump();
+    EXPECT_LE(end, j["simulated_cycles"].get<int64_t>()) << what << ": " << u.dump();
+    previousStart = start;
   }
+  EXPECT_EQ(j["units"][0]["simulated_start"], 1) << what;
   EXPECT_EQ(sum, j["simulated_cycles"].get<int64_t>()) << what << "\n" << j["units"].dump(2);
+}
+
+/// How many units start before the unit before them has ended, in simulation.
+int unitsStartedBeforeTheirPredecessorEnded(const nlohmann::json& j) {
+  int n = 0;
+  for (size_t u = 1; u < j["units"].size(); ++u)
+    n += j["units"][u]["simulated_start"].get<int64_t>() < j["units"][u - 1]["simulated_end"].get<int64_t>();
+  return n;
 }
 
 void expectRunsAgree(const nlohmann::json& j, const std::vector<std::string>& runs, const std::string& what) {
@@ -328,6 +347,10 @@ TEST(CliSim, UnitsThatStartWithTheUnitBeforeThemPassBitExactAndFaster) {
   const auto [alone, aloneReport] = simulate(bench("self_attention_small.dsl"), "8", false);
   const auto [beside, besideReport] = simulate(bench("self_attention_small.dsl"), "8", true);
   EXPECT_EQ(besideReport["lowered_calls"], 5);
+  expectUnitsAddUp(alone, "one unit at a time");
+  expectUnitsAddUp(beside, "with --overlap");
+  EXPECT_EQ(unitsStartedBeforeTheirPredecessorEnded(alone), 0) << alone["units"].dump(2);
+  EXPECT_GE(unitsStartedBeforeTheirPredecessorEnded(beside), 1) << beside["units"].dump(2);
   const double sim = beside["simulated_cycles"].get<double>();
   EXPECT_LE(sim, 0.85 * alone["simulated_cycles"].get<double>()) << alone["simulated_cycles"] << " one unit at a time";
   EXPECT_LE(std::abs(sim / beside["estimated_cycles"].get<double>() - 1.0), kModelTolerance) << sim << " simulated, "
@@ -336,6 +359,8 @@ TEST(CliSim, UnitsThatStartWithTheUnitBeforeThemPassBitExactAndFaster) {
 
   const auto [stencil, stencilReport] = simulate(std::string(SKELESHARE_SOURCE_DIR) + "/benchmarks/stencil4.dsl", "96", true);
   const double cycles = stencil["simulated_cycles"].get<double>();
+  expectUnitsAddUp(stencil, "stencil4 with --overlap");
+  EXPECT_EQ(unitsStartedBeforeTheirPredecessorEnded(stencil), 3) << stencil["units"].dump(2);
   EXPECT_LE(std::abs(cycles / stencil["estimated_cycles"].get<double>() - 1.0), kModelTolerance)
       << cycles << " simulated, " << stencil["estimated_cycles"] << " estimated";
   const double gops = stencilReport["macs"].get<double>() * 2 * 0.2 / cycles;

@@ -40,11 +40,19 @@ struct SimOptions {
   std::function<void(const std::string&)> progress;
 };
 
+/// One unit in a simulation: cycles counted from the one where start is high (0).
+struct UnitRun {
+  int64_t cycles = 0;  // of the total, the cycles while it was the top's current_unit
+  int64_t first = -1;  // the first cycle it ran (the top's unit_running), -1 if never
+  int64_t end = -1;    // the cycle after its last
+  bool operator==(const UnitRun&) const = default;
+};
+
 struct SimResult {
   bool ok = false;            // ran to done and the outputs were read
   std::string error;          // why not
   int64_t cycles = 0;         // start to done
-  std::vector<int64_t> unitCycles;  // of those, the cycles while each unit ran (the top's current_unit)
+  std::vector<UnitRun> units;  // each unit's share of those and when it ran
   std::map<std::string, Tensor> outputs;
   std::string log;            // the simulator's output
   Simulator simulator = Simulator::Ghdl;

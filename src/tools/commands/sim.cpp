@@ -76,18 +76,28 @@ std::string agreed(const std::vector<SimRun>& plan) {
   return s;
 }
 
-/// Each unit's cycles beside the lowering's estimate of them (report.json's
-/// estimated_units): where a design's simulated total departs from its estimate.
-Json unitCyclesJson(const Json& estimated, const std::vector<int64_t>& simulated) {
+/// Each unit's cycles, start and end beside the lowering's estimate of them (report.json's
+/// estimated_units): where a design's simulated total departs from its estimate. The
+/// simulated cycles are those while the unit was current_unit (they sum to the total);
+/// with units that start with the unit before them, its start and end say more.
+Json unitCyclesJson(const Json& estimated, const std::vector<vhdl::UnitRun>& simulated) {
   Json units = Json::array();
+  auto estimate = [&](size_t i, const char* key) {
+    return estimated.is_array() && i < estimated.size() && estimated[i].contains(key) ? estimated[i][key] : Json(nullptr);
+  };
   for (size_t i = 0; i < simulated.size(); ++i) {
+    const vhdl::UnitRun& s = simulated[i];
     Json u;
-    const bool known = estimated.is_array() && i < estimated.size();
-    u["unit"] = known ? estimated[i]["unit"] : Json(fmt::format("u{}", i));
-    u["estimated_cycles"] = known ? estimated[i]["cycles"] : Json(nullptr);
-    u["simulated_cycles"] = simulated[i];
-    const int64_t e = known ? estimated[i]["cycles"].get<int64_t>() : 0;
-    u["simulated_over_estimated"] = e > 0 ? Json(static_cast<double>(simulated[i]) / static_cast<double>(e)) : Json(nullptr);
+    const Json name = estimate(i, "unit");
+    u["unit"] = name.is_null() ? Json(fmt::format("u{}", i)) : name;
+    u["estimated_cycles"] = estimate(i, "cycles");
+    u["simulated_cycles"] = s.cycles;
+    const int64_t e = u["estimated_cycles"].is_number() ? u["estimated_cycles"].get<int64_t>() : 0;
+    u["simulated_over_estimated"] = e > 0 ? Json(static_cast<double>(s.cycles) / static_cast<double>(e)) : Json(nullptr);
+    u["estimated_start"] = estimate(i, "start");
+    u["estimated_end"] = estimate(i, "end");
+    u["simulated_start"] = s.first >= 0 ? Json(s.first) : Json(nullptr);
+    u["simulated_end"] = s.end >= 0 ? Json(s.end) : Json(nullptr);
     units.push_back(u);
   }
   return units;
@@ -191,8 +201,8 @@ int runSim(SimCommandOptions o) {
       disagreement = fmt::format("{} failed: {}", plan[k].name(), q.error);
     } else if (r.ok && q.cycles != r.cycles) {
       disagreement = fmt::format("{} disagree: {} and {} cycles", names, r.cycles, q.cycles);
-    } else if (r.ok && q.unitCycles != r.unitCycles) {
-      disagreement = fmt::format("{} disagree on the cycles of a unit", names);
+    } else if (r.ok && q.units != r.units) {
+      disagreement = fmt::format("{} disagree on the cycles, start or end of a unit", names);
     } else if (r.ok) {
       if (auto d = vhdl::firstMismatch(r.outputs, q.outputs))
         disagreement = fmt::format("{} disagree at {}", names, d->describe());
@@ -210,7 +220,7 @@ int runSim(SimCommandOptions o) {
   j["estimated_cycles"] = c.estimatedCycles;
   j["simulated_over_predicted"] =
       c.predictedCycles > 0 ? Json(static_cast<double>(r.cycles) / static_cast<double>(c.predictedCycles)) : Json(nullptr);
-  j["units"] = unitCyclesJson(c.report["estimated_units"], r.unitCycles);
+  j["units"] = unitCyclesJson(c.report["estimated_units"], r.units);
   j["dsp_multipliers"] = c.hardware->dspLanes;
   j["dsp_blocks"] = c.report["hardware"]["dsps"];
   j["ghdl_backend"] = vhdl::ghdlBackendName(so.backend);

@@ -10,10 +10,11 @@
 // (GHDL's Verilog netlist of <design>_top) is the class Vdut. Everything design-specific
 // is on the command line, so one build runs any seed and stall rate:
 //
-//   Vdut --image memory.hex --dump dump.txt --result result.txt --lines N
+//   Vdut --image memory.hex --dump dump.txt --result result.txt --lines N --units U
 //        --region LO:HI... --seed S --stall-pct P --max-cycles M [--progress-every K]
 //
-// Writes "cycles <n>" (or "timeout <n>", exit 1) to the result file, the lines LO .. HI-1
+// Writes "cycles <n>" (or "timeout <n>", exit 1) to the result file, then
+// "unit <i> <n> <first> <end>" for each of the U units as the VHDL testbench does, the lines LO .. HI-1
 // of every region as "<line> <hex>" to the dump file, and "progress <n>" to standard
 // output every K cycles. An access outside the memory is an error (exit 2).
 
@@ -27,6 +28,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -46,6 +48,7 @@ using Line = std::array<uint32_t, kWords>;
 struct Args {
   std::string image, dump, result;
   int64_t lines = 0;
+  size_t units = 0;
   std::vector<std::pair<int64_t, int64_t>> regions;
   uint32_t seed = 1;
   uint32_t stallPct = 25;
@@ -64,6 +67,7 @@ Args parseArgs(int argc, char** argv) {
     else if (k == "--dump") a.dump = v;
     else if (k == "--result") a.result = v;
     else if (k == "--lines") a.lines = std::stoll(v);
+    else if (k == "--units") a.units = std::stoull(v);
     else if (k == "--seed") a.seed = static_cast<uint32_t>(std::stoul(v));
     else if (k == "--stall-pct") a.stallPct = static_cast<uint32_t>(std::stoul(v));
     else if (k == "--max-cycles") a.maxCycles = std::stoll(v);
@@ -76,8 +80,8 @@ Args parseArgs(int argc, char** argv) {
       fail("unknown option " + k, 2);
     }
   }
-  if (a.image.empty() || a.dump.empty() || a.result.empty() || a.lines <= 0 || a.maxCycles <= 0)
-    fail("needs --image, --dump, --result, --lines and --max-cycles", 2);
+  if (a.image.empty() || a.dump.empty() || a.result.empty() || a.lines <= 0 || a.units == 0 || a.maxCycles <= 0)
+    fail("needs --image, --dump, --result, --lines, --units and --max-cycles", 2);
   return a;
 }
 
@@ -199,12 +203,29 @@ class Memory {
   int64_t wLine_ = 0, wLeft_ = 0;  // the rest of a write burst
 };
 
-void writeResult(const Args& a, const char* word, int64_t cycles, const std::vector<int64_t>& unitCycles = {}) {
+// Bit i of a Verilator port: an integer up to 64 bits, a VlWide of 32-bit words above.
+template <class Port>
+bool bitOf(const Port& port, size_t i) {
+  if constexpr (std::is_integral_v<Port>)
+    return i < 64 && ((static_cast<uint64_t>(port) >> i) & 1u) != 0;
+  else
+    return ((port[i / 32] >> (i % 32)) & 1u) != 0;
+}
+
+// Each unit's cycles while it was current_unit, and the first cycle it ran
+// (unit_running) and the one after its last, -1 if it never ran.
+struct UnitCycles {
+  std::vector<int64_t> cycles, first, end;
+  explicit UnitCycles(size_t units) : cycles(units, 0), first(units, -1), end(units, -1) {}
+};
+
+void writeResult(const Args& a, const char* word, int64_t cycles, const UnitCycles* units = nullptr) {
   std::FILE* f = std::fopen(a.result.c_str(), "w");
   if (!f) fail("cannot write " + a.result, 2);
   std::fprintf(f, "%s %lld\n", word, static_cast<long long>(cycles));
-  for (size_t u = 0; u < unitCycles.size(); ++u)
-    std::fprintf(f, "unit %zu %lld\n", u, static_cast<long long>(unitCycles[u]));
+  for (size_t u = 0; units && u < units->cycles.size(); ++u)
+    std::fprintf(f, "unit %zu %lld %lld %lld\n", u, static_cast<long long>(units->cycles[u]),
+                 static_cast<long long>(units->first[u]), static_cast<long long>(units->end[u]));
   if (std::fclose(f) != 0) fail("cannot write " + a.result, 2);
 }
 
@@ -250,20 +271,33 @@ int main(int argc, char** argv) {
   rise(false, true);                               // edge 4: reset ends, start rises
   // The testbench's control: at edge 5 start falls and counting begins; at each edge it
   // reads `done` as it was before that edge.
-  // The unit a cycle is counted for is read with `done`, as the VHDL testbench reads it.
+  // The unit a cycle is counted for is read with `done`, as the VHDL testbench reads it:
+  // in the loop, `unit` and `running` are cycle `cycles`'s (0-based cycles - 1).
   int64_t cycles = 1;
-  std::vector<int64_t> unitCycles(1, 1);
+  UnitCycles units(a.units);
+  units.cycles[0] = 1;
+  std::vector<bool> running(a.units);
+  auto readRunning = [&] {
+    for (size_t u = 0; u < a.units; ++u) running[u] = bitOf(dut->unit_running, u);
+  };
   bool done = dut->done;
   size_t unit = dut->current_unit;
+  readRunning();
   rise(false, false);
   while (!done && cycles < a.maxCycles) {
     const size_t counted = unit;
+    for (size_t u = 0; u < a.units; ++u)
+      if (running[u]) {
+        if (units.first[u] < 0) units.first[u] = cycles - 1;
+        units.end[u] = cycles;
+      }
     done = dut->done;
     unit = dut->current_unit;
+    readRunning();
     rise(false, false);
     ++cycles;
-    if (counted >= unitCycles.size()) unitCycles.resize(counted + 1, 0);
-    ++unitCycles[counted];
+    if (counted >= a.units) fail("current_unit " + std::to_string(counted) + " is not a unit", 2);
+    ++units.cycles[counted];
     if (a.progressEvery > 0 && cycles % a.progressEvery == 0) {
       std::printf("progress %lld\n", static_cast<long long>(cycles));
       std::fflush(stdout);
@@ -279,7 +313,7 @@ int main(int argc, char** argv) {
   // next edge, after that edge's accesses.
   mem.step(*dut);
   mem.dump(a);
-  writeResult(a, "cycles", cycles, unitCycles);
+  writeResult(a, "cycles", cycles, &units);
   dut->final();
   return 0;
 }
