@@ -56,6 +56,65 @@ int64_t readBusy(const Program& prog, const Node& read, const AccessCount& a) {
   return onChip(prog, read) ? std::max(a.runs, a.lines) : a.runs;
 }
 
+/// Elements a read may have for firstStepAtLastLine to walk them (a quarter second at most).
+constexpr int64_t kMaxWalkedElements = int64_t{1} << 20;
+
+/// The first stream step of `read` at which it touches the last line of its buffer (the
+/// lanes of a step are read together), or -1 when it never does or has more than
+/// kMaxWalkedElements elements to walk. A read in the buffer's order touches it at its
+/// end; a transposed one, whose every vector takes an element of every line, at once.
+int64_t firstStepAtLastLine(const Program& prog, const Node& read) {
+  const Buffer& b = prog.buffers.at(static_cast<size_t>(read.buffer));
+  const AddrGen& g = read.addr;
+  int64_t elements = 1;
+  for (const Counter& c : g.counters) {
+    if (c.extent <= 0) return -1;
+    elements *= c.extent;
+    if (elements > kMaxWalkedElements) return -1;
+  }
+  const int64_t lastLine = bufferLines(b) - 1;
+  std::vector<int64_t> value(g.counters.size(), 0);
+  int64_t first = -1;
+  for (int64_t e = 0; e < elements; ++e) {
+    const Access a = g.at(value);
+    if (a.valid && a.address * b.bits / (kLineBytes * 8) >= lastLine) {
+      int64_t step = 0;
+      for (size_t c = 0; c < value.size(); ++c)
+        if (g.counters[c].kind == DimKind::Stream) step = step * g.counters[c].extent + value[c];
+      first = first < 0 ? step : std::min(first, step);
+    }
+    for (size_t c = value.size(); c-- > 0;) {
+      if (++value[c] < g.counters[c].extent) break;
+      value[c] = 0;
+    }
+  }
+  return first;
+}
+
+/// The words of a Repeat's block (its replayed dimensions) and its blocks.
+std::pair<int64_t, int64_t> repeatBlocks(const Unit& unit, const Node& repeat) {
+  const MType& in = unit.nodes[repeat.operands[0]].type;
+  int64_t words = 1;
+  for (size_t d = static_cast<size_t>(repeat.params[1]); d < in.numStreamDims(); ++d) words *= in.dims[d].extent;
+  return {words, in.streamSteps() / words};
+}
+
+/// A replayed read fed by the unit before it: the replay's steps left when the read's
+/// last line is written. The block holding it, and every block after it, is replayed
+/// after it (a block is replayed once whole); 0 when no Repeat replays the read, or its
+/// order is not known.
+int64_t replayAfterLastLine(const Program& prog, const Unit& unit, uint32_t read) {
+  for (const Node& node : unit.nodes) {
+    if (node.prim != Prim::Repeat || node.operands[0] != read) continue;
+    const int64_t first = firstStepAtLastLine(prog, unit.nodes[read]);
+    if (first < 0) return 0;
+    const auto [words, blocks] = repeatBlocks(unit, node);
+    if (blocks <= 0) return 0;
+    return (blocks - first / words) * (node.type.streamSteps() / blocks);
+  }
+  return 0;
+}
+
 }  // namespace
 
 cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts) {
@@ -98,9 +157,7 @@ cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& co
         // after the first wait for it to arrive: its input time (the upstream's per block)
         // and then the rest of the output, less the words the first pass already gave.
         const MType& in = unit.nodes[node.operands[0]].type;
-        int64_t words = 1;
-        for (size_t d = static_cast<size_t>(node.params[1]); d < in.numStreamDims(); ++d) words *= in.dims[d].extent;
-        const int64_t blocks = in.streamSteps() / words;
+        const auto [words, blocks] = repeatBlocks(unit, node);
         const int64_t first = std::max(upstream, in.streamSteps()) / blocks;
         busy[i] = std::max(upstream, first + node.type.streamSteps() - words);
         load.replayFill = std::max(load.replayFill, first - words);
@@ -163,14 +220,16 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     // Fed by the neighbour, the unit's last inputs wait for its last line: after it, the
     // unit's share of work on that line (all of it for a buffer of one line), its pipeline
     // and, for a buffer off chip, the memory's latency are left.
-    int64_t fedLines = 0, fedLatency = 0;
+    // A replayed read waits longer: its block replays once whole (replayAfterLastLine).
+    int64_t fedLines = 0, fedLatency = 0, replayLeft = 0;
     for (const auto& [read, write] : gatedReads(prog, i)) {
       const Buffer& b = prog.buffers.at(static_cast<size_t>(u.nodes.at(read).buffer));
       fedLines = fedLines == 0 ? bufferLines(b) : std::min(fedLines, bufferLines(b));
       if (b.memory == Memory::OffChip) fedLatency = memory.latency;
+      replayLeft = std::max(replayLeft, replayAfterLastLine(prog, u, read));
     }
     prevUnit.feeds = fedLines > 0;
-    const int64_t lastLine = fedLines > 0 ? (load.busiest + fedLines - 1) / fedLines : 0;
+    const int64_t lastLine = std::max(fedLines > 0 ? (load.busiest + fedLines - 1) / fedLines : 0, replayLeft);
     prevUnit.sharesInstance = handover;
     // handed over stream by stream, the instance is free once the neighbour's last input
     // is in: its stages after the reads and the memory's latency are left

@@ -8,6 +8,7 @@
 #include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/replay_pool.h"
 #include "skeleshare/lower/resources.h"
+#include "skeleshare/lower/timing.h"
 
 namespace skeleshare::lower {
 namespace {
@@ -137,6 +138,33 @@ TEST(Overlap, NeighboursThatRunAtOnceReplayFromRamsOfTheirOwnSide) {
   EXPECT_NE(slot(2), slot(3));
   EXPECT_EQ(slot(1), slot(3));
   EXPECT_EQ(pool.slots[slot(3)].words, 128);
+}
+
+TEST(Overlap, AReplayedReadOfItsNeighboursBufferWaitsForTheBlockHoldingTheLastLine) {
+  // u0 copies x into t0 row by row; u1, beside it, replays t0 twice, reading it by rows
+  // or by columns (every vector an element of each of the 64 lines), each step a block of
+  // its own (repeat at position 1) or all of it one block (position 0)
+  auto gap = [](bool columns, int64_t position) {
+    Chain c;
+    c.copy(0, 1);
+    c.prog.units.push_back({"u1", {}, std::nullopt});
+    UnitBuilder b(c.prog, c.prog.units.back());
+    AddrGen read = AddrGen::identity(kShape);
+    if (columns) read.transpose(0, 1);
+    read.counters[1].kind = DimKind::Vector;
+    b.op(Prim::Repeat, {b.read(1, read)}, {2, position});
+    applyOverlap(c.prog, kRoomy);
+    EXPECT_EQ(c.prog.firstShared(1), 0u);
+    const CycleEstimate e = estimateCycles(c.prog, cost::MemorySystem{700, 4});
+    return e.end[1] - e.end[0];
+  };
+  // by rows a row's block replays once that row is written: the last row's two steps and
+  // the pipeline are left after u0's end
+  const int64_t rows = gap(false, 1);
+  EXPECT_LT(rows, 20) << rows;
+  // one block, or a first block that needs the last line: all 128 replayed steps are left
+  EXPECT_EQ(gap(false, 0), 128 + 8);  // and the read's 6 stages and the repeat's 2
+  EXPECT_EQ(gap(true, 1), gap(false, 0));
 }
 
 }  // namespace
