@@ -8,21 +8,6 @@
 namespace skeleshare::lower {
 namespace {
 
-/// Calls fn(counterValues, linearIndex) for every counter tuple in row-major order.
-template <class Fn>
-void forEachIndex(const std::vector<Counter>& ctr, Fn fn) {
-  std::vector<int64_t> idx(ctr.size(), 0);
-  int64_t total = 1;
-  for (const auto& c : ctr) total *= c.extent;
-  for (int64_t lin = 0; lin < total; ++lin) {
-    fn(std::span<const int64_t>(idx), lin);
-    for (size_t d = ctr.size(); d-- > 0;) {
-      if (++idx[d] < ctr[d].extent) break;
-      idx[d] = 0;
-    }
-  }
-}
-
 int64_t applyBinary(Prim p, int64_t a, int64_t b) {
   switch (p) {
     case Prim::Mul: return a * b;

@@ -73,21 +73,15 @@ int64_t firstStepAtLastLine(const Program& prog, const Node& read) {
     if (elements > kMaxWalkedElements) return -1;
   }
   const int64_t lastLine = bufferLines(b) - 1;
-  std::vector<int64_t> value(g.counters.size(), 0);
   int64_t first = -1;
-  for (int64_t e = 0; e < elements; ++e) {
+  forEachIndex(g.counters, [&](std::span<const int64_t> value, int64_t) {
     const Access a = g.at(value);
-    if (a.valid && a.address * b.bits / (kLineBytes * 8) >= lastLine) {
-      int64_t step = 0;
-      for (size_t c = 0; c < value.size(); ++c)
-        if (g.counters[c].kind == DimKind::Stream) step = step * g.counters[c].extent + value[c];
-      first = first < 0 ? step : std::min(first, step);
-    }
-    for (size_t c = value.size(); c-- > 0;) {
-      if (++value[c] < g.counters[c].extent) break;
-      value[c] = 0;
-    }
-  }
+    if (!a.valid || a.address * b.bits / (kLineBytes * 8) < lastLine) return;
+    int64_t step = 0;
+    for (size_t c = 0; c < value.size(); ++c)
+      if (g.counters[c].kind == DimKind::Stream) step = step * g.counters[c].extent + value[c];
+    first = first < 0 ? step : std::min(first, step);
+  });
   return first;
 }
 

@@ -162,4 +162,20 @@ class AddrGen {
   std::string str() const;
 };
 
+/// Calls fn(counterValues, linearIndex) for every tuple of the counters' values, in
+/// row-major order (the last counter fastest).
+template <class Fn>
+void forEachIndex(const std::vector<Counter>& counters, Fn fn) {
+  std::vector<int64_t> idx(counters.size(), 0);
+  int64_t total = 1;
+  for (const auto& c : counters) total *= c.extent;
+  for (int64_t lin = 0; lin < total; ++lin) {
+    fn(std::span<const int64_t>(idx), lin);
+    for (size_t d = counters.size(); d-- > 0;) {
+      if (++idx[d] < counters[d].extent) break;
+      idx[d] = 0;
+    }
+  }
+}
+
 }  // namespace skeleshare::lower
