@@ -35,13 +35,35 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {
   return std::max({load.busiest, port, load.onChipLines, both}) + load.depth + memory.latency;
 }
 
-int64_t overlappedEnd(int64_t start, const Neighbour& prev, int64_t cycles, int64_t lead, int64_t tail) {
+namespace {
+
+/// When the unit's first step may enter its instance.
+int64_t firstStep(const OverlappingUnit& unit, const Neighbour& prev) {
+  const int64_t first = std::max(unit.start + unit.lead, unit.fill > 0 ? prev.portDone + unit.fill : 0);
+  return prev.sharesInstance && prev.interleaves ? std::max(first, prev.stepsTaken) : first;
+}
+
+}  // namespace
+
+int64_t stepsTaken(const OverlappingUnit& unit, const Neighbour& prev) { return firstStep(unit, prev) + unit.steps; }
+
+int64_t portDone(const OverlappingUnit& unit, const Neighbour& prev) {
+  return std::max(unit.start, prev.portDone) + unit.port;
+}
+
+int64_t overlappedEnd(const OverlappingUnit& unit, const Neighbour& prev) {
+  const int64_t start = unit.start, cycles = unit.cycles, lead = unit.lead;
   int64_t end = start + cycles;
-  if (prev.feeds) end = std::max(end, prev.end + tail);
-  if (prev.sharesInstance) {
+  if (prev.feeds) end = std::max(end, prev.end + unit.tail);
+  if (prev.sharesInstance && prev.interleaves) {
+    // The neighbour's steps go first; the unit's own, and the time it needs alone beyond
+    // its lead (its port's, say), follow them.
+    end = std::max(end, firstStep(unit, prev) + std::max(unit.steps + unit.drain, cycles - lead));
+  } else if (prev.sharesInstance) {
     const int64_t takeover = std::max(start, prev.end - prev.drain);
     end = std::max(end, takeover + cycles - std::min(takeover - start, lead));
   }
+  if (unit.port > 0) end = std::max(end, portDone(unit, prev) + unit.portTail);
   return end;
 }
 

@@ -1,5 +1,6 @@
 #include "skeleshare/lower/overlap.h"
 
+#include <optional>
 #include <set>
 
 #include "skeleshare/lower/ram_mapping.h"
@@ -11,6 +12,61 @@ namespace skeleshare::lower {
 namespace {
 
 int elementBytes(const Program& prog, const Node& n) { return prog.buffers.at(static_cast<size_t>(n.buffer)).bits / 8; }
+
+/// Wires in hardware: the same transfers, lanes renamed or copied.
+bool isWire(Prim p) {
+  return reshapesOnly(p) || p == Prim::Broadcast || p == Prim::Slide || p == Prim::SelectLanes || p == Prim::PermuteVec;
+}
+
+/// One result for each step it takes; the joins among them take all operands in one transfer.
+bool isPerStep(Prim p) {
+  switch (p) {
+    case Prim::Mul:
+    case Prim::Add:
+    case Prim::Sub:
+    case Prim::Max:
+    case Prim::Min:
+    case Prim::ShiftRight:
+    case Prim::RoundShift:
+    case Prim::RoundShiftEven:
+    case Prim::Saturate:
+    case Prim::Wrap:
+    case Prim::ReduceVec: return true;
+    default: return false;
+  }
+}
+
+/// The call's datapath takes a step from all its ports in one transfer and gives one result
+/// per step, keeping nothing between steps.
+bool stepwiseDatapath(const Unit& unit) {
+  const auto& dp = unit.call->datapath;
+  const std::set<uint32_t> inside(dp.begin(), dp.end());
+  std::set<uint32_t> portWires;  // wires that carry a port's transfers
+  std::optional<uint32_t> taker;  // the one node that takes the ports' transfers
+  for (uint32_t n : dp) {
+    const Node& node = unit.nodes.at(n);
+    bool fromPort = false;
+    for (uint32_t o : node.operands) fromPort = fromPort || !inside.count(o) || portWires.count(o);
+    if (isWire(node.prim)) {
+      if (fromPort) portWires.insert(n);
+      continue;
+    }
+    if (node.prim == Prim::ReduceStm) {
+      const MType& t = unit.nodes.at(node.operands.at(0)).type;
+      if (t.dims.at(t.numStreamDims() - 1).extent != 1) return false;
+    } else if (!isPerStep(node.prim)) {
+      return false;
+    }
+    if (!fromPort) continue;
+    if (taker) return false;
+    taker = n;
+    // all of the taker's operands must be the ports' (a join of a port and a result of
+    // another step would take them in different transfers)
+    for (uint32_t o : node.operands)
+      if (inside.count(o) && !portWires.count(o)) return false;
+  }
+  return taker.has_value();
+}
 
 }  // namespace
 
@@ -80,6 +136,20 @@ bool handsOverStreams(const Program& prog, size_t u) {
     if (a.nodes.at(na).prim == Prim::ReduceStm && length(a, na) != length(b, nb)) return false;
   }
   return true;
+}
+
+bool stepsInterleave(const Program& prog, size_t instance) {
+  bool any = false;
+  for (const Unit& unit : prog.units) {
+    if (!unit.call || unit.call->instance != static_cast<int>(instance)) continue;
+    if (!stepwiseDatapath(unit)) return false;
+    any = true;
+  }
+  return any;
+}
+
+bool interleavesSteps(const Program& prog, size_t u) {
+  return handsOverStreams(prog, u) && stepsInterleave(prog, static_cast<size_t>(prog.units[u].call->instance));
 }
 
 std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u) {

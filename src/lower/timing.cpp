@@ -193,22 +193,37 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
   // has ended (cost::overlappedEnd).
   std::vector<int64_t>& start = e.start;
   std::vector<int64_t>& end = e.end;
+  // per unit: when its instance has taken all its steps, and the port all its lines, at
+  // the earliest
+  std::vector<int64_t> taken, ported;
+  // a call's steps: one per result of its instance
+  auto steps = [&](const Unit& u) { return u.call ? u.nodes.at(u.call->datapath.back()).type.streamSteps() : 0; };
   for (size_t i = 0; i < prog.units.size(); ++i) {
     const Unit& u = prog.units[i];
     e.loads.push_back(unitLoad(prog, u, counts));
     e.perUnit.push_back(cost::unitCycles(e.loads.back(), memory));
     const int64_t cycles = e.perUnit.back();
+    const cost::UnitLoad& load = e.loads.back();
     e.oneAfterAnother += cycles + cost::kUnitSwitch;
+    cost::OverlappingUnit unit;
+    unit.cycles = cycles;
+    unit.lead = load.replayFill + kReadStages + memory.latency;
+    unit.fill = load.replayFill;
+    unit.steps = steps(u);
+    unit.drain = load.depth - kReadStages + memory.latency;
+    unit.port = cost::portCycles(load.lines, memory);
+    unit.portTail = load.depth + memory.latency;
     if (prog.firstShared(i) == i) {
-      start.push_back(i == 0 ? 0 : end.back() + cost::kUnitSwitch);
-      end.push_back(start.back() + cycles);
+      unit.start = i == 0 ? 0 : end.back() + cost::kUnitSwitch;
+      start.push_back(unit.start);
+      end.push_back(unit.start + cycles);
+      taken.push_back(cost::stepsTaken(unit, {}));
+      ported.push_back(cost::portDone(unit, {}));
       continue;
     }
-    const int64_t s = std::max(start[i - 1], i >= 2 ? end[i - 2] + cost::kUnitSwitch : 0);
-    const cost::UnitLoad& load = e.loads.back();
+    unit.start = std::max(start[i - 1], i >= 2 ? end[i - 2] + cost::kUnitSwitch : 0);
     const Unit& prev = prog.units[i - 1];
     const bool handover = u.call && prev.call && u.call->instance == prev.call->instance;
-    const int64_t lead = load.replayFill + kReadStages + memory.latency;
     cost::Neighbour prevUnit;
     prevUnit.end = end[i - 1];
     // Fed by the neighbour, the unit's last inputs wait for its last line: after it, the
@@ -228,8 +243,15 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     // handed over stream by stream, the instance is free once the neighbour's last input
     // is in: its stages after the reads and the memory's latency are left
     if (handsOverStreams(prog, i)) prevUnit.drain = e.loads[i - 1].depth - kReadStages + memory.latency;
-    start.push_back(s);
-    end.push_back(cost::overlappedEnd(s, prevUnit, cycles, lead, lastLine + load.depth + fedLatency));
+    // interleaved step by step, the unit takes the steps its neighbour leaves free
+    prevUnit.interleaves = interleavesSteps(prog, i);
+    prevUnit.stepsTaken = taken[i - 1];
+    prevUnit.portDone = ported[i - 1];
+    unit.tail = lastLine + load.depth + fedLatency;
+    start.push_back(unit.start);
+    end.push_back(cost::overlappedEnd(unit, prevUnit));
+    taken.push_back(cost::stepsTaken(unit, prevUnit));
+    ported.push_back(cost::portDone(unit, prevUnit));
   }
   for (size_t i = 0; i < end.size(); ++i) e.total = std::max(e.total, end[i] + cost::kUnitSwitch);
   return e;

@@ -106,19 +106,53 @@ TEST(Device, MemoryPortOfTheBoard) {
 TEST(Device, AUnitThatStartsWithItsNeighbourHidesItsLeadBehindIt) {
   // both start at 0; the neighbour ends at 100. A unit of 80 cycles, 20 of them its lead,
   // 10 its pipeline. Independent of the neighbour, it ends at its own 80
-  EXPECT_EQ(overlappedEnd(0, {100}, 80, 20, 10), 80);
+  auto unit = [](int64_t start, int64_t cycles = 80, int64_t tail = 10) {
+    return OverlappingUnit{.start = start, .cycles = cycles, .lead = 20, .tail = tail};
+  };
+  EXPECT_EQ(overlappedEnd(unit(0), {100}), 80);
   // fed by it, at least its pipeline after the neighbour's last line
-  EXPECT_EQ(overlappedEnd(0, {100, true}, 80, 20, 10), 110);
-  EXPECT_EQ(overlappedEnd(0, {50, true}, 80, 20, 10), 80);
+  EXPECT_EQ(overlappedEnd(unit(0), {100, true}), 110);
+  EXPECT_EQ(overlappedEnd(unit(0), {50, true}), 80);
   // sharing one instance, it computes after the neighbour, its lead already done
-  EXPECT_EQ(overlappedEnd(0, {100, false, true}, 80, 20, 10), 160);
-  EXPECT_EQ(overlappedEnd(95, {100, false, true}, 80, 20, 10), 175);  // 5 of its lead hidden
+  EXPECT_EQ(overlappedEnd(unit(0), {100, false, true}), 160);
+  EXPECT_EQ(overlappedEnd(unit(95), {100, false, true}), 175);  // 5 of its lead hidden
   // handed over stream by stream, it takes the instance when the neighbour's last input
   // is in, 25 cycles before the neighbour's end
-  EXPECT_EQ(overlappedEnd(0, {100, false, true, 25}, 80, 20, 10), 135);
-  EXPECT_EQ(overlappedEnd(90, {100, false, true, 25}, 80, 20, 10), 170);  // never before its own start
+  EXPECT_EQ(overlappedEnd(unit(0), {100, false, true, 25}), 135);
+  EXPECT_EQ(overlappedEnd(unit(90), {100, false, true, 25}), 170);  // never before its own start
   // and fed by it, no earlier than its pipeline after the neighbour
-  EXPECT_EQ(overlappedEnd(0, {100, true, true, 25}, 20, 20, 50), 150);
+  EXPECT_EQ(overlappedEnd(unit(0, 20, 50), {100, true, true, 25}), 150);
+}
+
+// Two calls of an instance that interleave step by step: the unit takes the steps the
+// neighbour leaves free, so only the instance's capacity, its own time after the
+// neighbour's steps and the shared port bound it.
+TEST(Device, AUnitThatInterleavesWithItsNeighbourFollowsItsStepsNotItsEnd) {
+  // the neighbour ends at 200 but its 64 steps were all taken by 100 (it waited on memory)
+  Neighbour prev{.end = 200, .sharesInstance = true, .interleaves = true, .stepsTaken = 100};
+  OverlappingUnit u{.start = 0, .cycles = 80, .lead = 10, .steps = 64, .drain = 6};
+  // 64 steps after the neighbour's, and 6 to drain: 170, not the 200 + 70 of a handover
+  EXPECT_EQ(overlappedEnd(u, prev), 170);
+  EXPECT_EQ(stepsTaken(u, prev), 164);
+  // alone it needs 110 cycles, 100 after its lead (its port's, say): those follow the
+  // neighbour's steps
+  u.cycles = 110;
+  EXPECT_EQ(overlappedEnd(u, prev), 200);
+  // without the neighbour's steps in the way, its own start and lead
+  prev.stepsTaken = 0;
+  u.cycles = 80;
+  EXPECT_EQ(overlappedEnd(u, prev), 80);
+  EXPECT_EQ(stepsTaken(u, prev), 74);
+  // a replay fill waits for the port to move the neighbour's lines first
+  prev.portDone = 50;
+  u.fill = 20;
+  u.lead = 30;
+  EXPECT_EQ(stepsTaken(u, prev), 50 + 20 + 64);
+  // and the unit's own lines follow the neighbour's over the port
+  u.port = 120;
+  u.portTail = 8;
+  EXPECT_EQ(portDone(u, prev), 170);
+  EXPECT_EQ(overlappedEnd(u, prev), 178);
 }
 
 // A layer's bound: its MACs over the multipliers, or its weights over the port.

@@ -167,5 +167,74 @@ TEST(Overlap, AReplayedReadOfItsNeighboursBufferWaitsForTheBlockHoldingTheLastLi
   EXPECT_EQ(gap(true, 1), gap(false, 0));
 }
 
+/// A call of instance 0 that multiplies x's rows by w's, `chunks` steps of 8 elements
+/// accumulated per result; with `bias`, the products are added to a third port's values
+/// after the vector sum (a second join of a port).
+void addDotCall(Program& prog, int64_t chunks, bool bias = false) {
+  Unit u{"c" + std::to_string(prog.units.size()), {}, Call{0, {}}};
+  UnitBuilder b(prog, u);
+  const int64_t rows = 64 / chunks;
+  std::vector<Counter> ctr{{rows, DimKind::Stream}, {chunks, DimKind::Stream}, {4, DimKind::Vector}, {8, DimKind::Vector}};
+  AddrGen gx = AddrGen::identity({rows, chunks * 8});
+  gx.regroup(ctr, {Affine{0, {1, 0, 0, 0}}, Affine{0, {0, 8, 0, 1}}});
+  AddrGen gw = AddrGen::identity({4, chunks * 8});
+  gw.regroup(ctr, {Affine{0, {0, 0, 1, 0}}, Affine{0, {0, 8, 0, 1}}});
+  const uint32_t m = b.op(Prim::Mul, {b.read(0, gx), b.read(1, gw)}, {1});
+  uint32_t t = b.op(Prim::ReduceVec, {m}, {0});
+  u.call->datapath = {m, t};
+  if (bias) {
+    AddrGen gb = AddrGen::identity({rows, chunks * 4});
+    gb.regroup({{rows, DimKind::Stream}, {chunks, DimKind::Stream}, {4, DimKind::Vector}},
+               {Affine{0, {1, 0, 0}}, Affine{0, {0, 4, 1}}});
+    t = b.op(Prim::Add, {t, b.read(2, gb)});
+    u.call->datapath.push_back(t);
+  }
+  const uint32_t acc = b.op(Prim::ReduceStm, {t}, {0});
+  u.call->datapath.push_back(acc);
+  AddrGen go = AddrGen::identity({rows, 4});
+  go.counters[1].kind = DimKind::Vector;
+  b.write(3 + static_cast<int>(prog.units.size()), go, b.op(Prim::Saturate, {acc}, {8}));
+  prog.units.push_back(std::move(u));
+}
+
+Program dotCalls(int64_t chunks, bool bias = false) {
+  Program prog;
+  const int64_t rows = 64 / chunks;
+  prog.buffers.push_back({"x", 8, {rows, 8 * chunks}, Memory::OffChip, Role::Input});
+  prog.buffers.push_back({"w", 8, {4, 8 * chunks}, Memory::OffChip, Role::Weight});
+  prog.buffers.push_back({"b", 32, {rows, 4 * chunks}, Memory::OffChip, Role::Weight});
+  for (const char* o : {"o0", "o1"}) prog.buffers.push_back({o, 8, {rows, 4}, Memory::OffChip, Role::Output});
+  prog.instances.push_back({"let1", "dot 4 x 8"});
+  addDotCall(prog, chunks, bias);
+  addDotCall(prog, chunks, bias);
+  applyOverlap(prog, kRoomy);
+  return prog;
+}
+
+TEST(Overlap, CallsInterleaveStepByStepOnlyWhenTheirInstanceKeepsNothingBetweenSteps) {
+  // one result per step, the two ports joined by the multiplier: the second call, which
+  // starts with the first, interleaves with it
+  const Program perStep = dotCalls(1);
+  ASSERT_EQ(perStep.firstShared(1), 0u);
+  EXPECT_TRUE(stepsInterleave(perStep, 0));
+  EXPECT_TRUE(interleavesSteps(perStep, 1));
+  EXPECT_FALSE(interleavesSteps(perStep, 0));  // it has no neighbour
+  // an accumulation over two steps keeps a sum between them: handed over stream by stream
+  const Program summed = dotCalls(2);
+  ASSERT_EQ(summed.firstShared(1), 0u);
+  EXPECT_TRUE(handsOverStreams(summed, 1));
+  EXPECT_FALSE(stepsInterleave(summed, 0));
+  EXPECT_FALSE(interleavesSteps(summed, 1));
+  // a port that joins the datapath after the multiplier would enter in another transfer
+  const Program biased = dotCalls(1, true);
+  EXPECT_FALSE(stepsInterleave(biased, 0));
+
+  // The estimate: interleaved, the second call's steps follow the first call's steps, not
+  // its end, so it ends sooner than handed over at the first's end.
+  const CycleEstimate e = estimateCycles(perStep, cost::MemorySystem{700, 4});
+  std::cerr << "interleaved: ends " << e.end[0] << ", " << e.end[1] << "; alone " << e.perUnit[0] << ", " << e.perUnit[1] << "\n";
+  EXPECT_LT(e.total, e.oneAfterAnother);
+}
+
 }  // namespace
 }  // namespace skeleshare::lower

@@ -62,15 +62,54 @@ struct Neighbour {
   // With sharesInstance: how long before its end the neighbour lets the instance go. 0:
   // at its end; handed over stream by stream, once its last input is in (its drain).
   int64_t drain = 0;
+  // With sharesInstance: the two calls interleave step by step (lower::interleavesSteps),
+  // and the instance, one step a cycle, has taken the neighbour's steps by `stepsTaken`
+  // at the earliest (the gaps its inputs leave go to the unit).
+  bool interleaves = false;
+  int64_t stepsTaken = 0;
+  // When the memory port has moved the neighbour's lines at the earliest (portDone): the
+  // arbiter serves the neighbour first, so the unit's lines follow.
+  int64_t portDone = 0;
 };
 
-/// The end of a unit that starts at `start` beside its neighbour. `cycles` is the unit's
-/// time alone and `lead` the part of it before its datapath takes its first input (its
-/// replay fill, its reads' stages, the memory's latency), which runs while the neighbour
-/// does. Fed by the neighbour, its last read waits for the neighbour's last line, so it
-/// ends at least `tail` after it; sharing its instance, the rest of it follows the
-/// neighbour's hold on the instance. The memory port the two share is not counted.
-int64_t overlappedEnd(int64_t start, const Neighbour& prev, int64_t cycles, int64_t lead, int64_t tail);
+/// The unit that starts beside its neighbour, in the quantities overlappedEnd needs.
+struct OverlappingUnit {
+  int64_t start = 0;
+  int64_t cycles = 0;  // its time alone (unitCycles)
+  // the part of `cycles` before its datapath takes its first input (its replay fill, its
+  // reads' stages, the memory's latency), which runs while the neighbour does
+  int64_t lead = 0;
+  // the part of the lead that waits for its replay buffers' first block (UnitLoad::
+  // replayFill): those lines come over the port after the neighbour's. Without one, its
+  // first operands are its ports' first requests, which the arbiter serves at once.
+  int64_t fill = 0;
+  int64_t tail = 0;   // fed by the neighbour: what is left after the neighbour's last line
+  int64_t steps = 0;  // its steps through the shared instance
+  int64_t drain = 0;  // after its last step: its stages after the reads, the memory's latency
+  int64_t port = 0;   // cycles the memory port takes to move its lines (portCycles)
+  int64_t portTail = 0;  // after its last line over the port: its pipeline, the latency
+};
+
+/// The earliest cycle by which a call's instance, one step a cycle, has taken the call's
+/// steps: its first input is ready `lead` after its start, and `fill` after the port has
+/// moved the neighbour's lines; with a neighbour it interleaves with, the neighbour's
+/// steps go first.
+int64_t stepsTaken(const OverlappingUnit& unit, const Neighbour& prev);
+
+/// The earliest cycle by which the memory port has moved the unit's lines, after the
+/// neighbour's (prev.portDone; 0 without a neighbour).
+int64_t portDone(const OverlappingUnit& unit, const Neighbour& prev);
+
+/// The end of a unit that starts beside its neighbour, the latest of:
+/// - its start plus its cycles;
+/// - fed by the neighbour: the neighbour's end plus `tail` (its last read waits for the
+///   neighbour's last line);
+/// - sharing its instance: the rest of it after the neighbour's hold on the instance,
+///   its lead hidden; interleaving with it, its steps follow the neighbour's (stepsTaken)
+///   and it ends `drain` after its last, or its time alone after its lead after the
+///   neighbour's last step, whichever is later;
+/// - `portTail` after the port has moved its lines, after the neighbour's (portDone).
+int64_t overlappedEnd(const OverlappingUnit& unit, const Neighbour& prev);
 
 /// Cycles the port takes to move `lines` lines.
 int64_t portCycles(int64_t lines, const MemorySystem& memory);

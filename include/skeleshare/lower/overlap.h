@@ -48,6 +48,18 @@ void applyOverlap(Program& prog, int64_t onChipBudgetBits);
 /// results drain.
 bool handsOverStreams(const Program& prog, size_t u);
 
+/// Whether the calls of a shared instance may interleave step by step: its datapath takes
+/// one transfer from every port at once (one join reads them all, through wires only) and
+/// gives one result per step (no accumulation longer than 1, no replay or line buffer), in
+/// every call. Then the instance holds no state between steps, so the top can give each
+/// step to whichever running call has a whole step ready (the earlier call first) and
+/// route the results back by the order the steps went in.
+bool stepsInterleave(const Program& prog, size_t instance);
+
+/// Whether unit u interleaves its steps with the unit before it on their shared instance:
+/// handsOverStreams and stepsInterleave both hold.
+bool interleavesSteps(const Program& prog, size_t u);
+
 /// The reads of unit u that wait on the unit before it (Read node -> that unit's Write
 /// node): none unless u starts with it.
 std::map<uint32_t, uint32_t> gatedReads(const Program& prog, size_t u);
