@@ -150,9 +150,16 @@ struct TopParts {
 struct Handover {
   std::vector<size_t> calls;
   std::set<size_t> piped;  // calls handed the instance stream by stream
+  // Set (the instance's signal prefix) when the calls interleave step by step instead
+  // (Interleave below): the inputs go to the call that `<ik>_t<u>` names, the results to
+  // the call at the head of the tag queue.
+  std::string interleaved;
 
   /// Call u holds the instance's stream `side`.
   std::string takes(size_t u, const std::string& side) const {
+    if (!interleaved.empty())
+      return side == "ir" ? fmt::format("{0}_tag_none = '0' and {0}_tag = {1}", interleaved, u)
+                          : fmt::format("{}_t{} = '1'", interleaved, u);
     std::string c = piped.count(u) ? fmt::format("{} and (act({}) = '0' or u{}_{}_all = '1')", active(u), u - 1, u - 1, side)
                                    : holds(calls, u);
     if (piped.count(u + 1)) c += fmt::format(" and u{}_{}_all = '0'", u, side);
@@ -174,6 +181,46 @@ struct Handover {
         c, v, n);
   }
 };
+
+/// The step-by-step interleaving of an instance's calls (lower::stepsInterleave): each
+/// cycle, a running call whose every port has a transfer ready (`<ik>_ready<u>`) gives the
+/// instance that step (`<ik>_t<u>`); when both neighbours have one, the one that did not
+/// give the last step. At most two calls run at once, and they are neighbours
+/// (lower/overlap.h), so at most one takes. A tag queue (ss_tag_queue) of the calls whose
+/// steps are in flight routes each result to its call (`<ik>_tag`). It holds 32 steps;
+/// when it is full no step goes in (the instance holds fewer in its pipeline).
+TopParts interleave(const std::string& ik, const std::vector<size_t>& calls, size_t ports, size_t units) {
+  TopParts t;
+  t.decls += fmt::format("  signal {0}_tag, {0}_tag_in, {0}_last : natural range 0 to {1};\n"
+                         "  signal {0}_tag_none, {0}_tag_full : std_logic;\n",
+                         ik, units - 1);
+  t.body += fmt::format("  -- shared instance {}'s calls interleave step by step: a running call with a whole step ready\n"
+                        "  -- gives it, taking turns with its neighbour; the tag queue says whose result comes out next\n",
+                        ik.substr(1));
+  for (size_t j = 0; j < calls.size(); ++j) {
+    const size_t u = calls[j];
+    t.decls += fmt::format("  signal {0}_ready{1}, {0}_t{1} : std_logic;\n", ik, u);
+    std::string ready;
+    for (size_t p = 0; p < ports; ++p) ready += fmt::format(" and u{}_ip{}_valid = '1'", u, p);
+    t.body += fmt::format("  {0}_ready{1} <= '1' when {2}{3} and {0}_tag_full = '0' else '0';\n", ik, u, active(u), ready);
+    // it yields to the call before it unless that one gave the last step, and to the call
+    // after it if it gave the last step itself
+    std::string yield;
+    if (j > 0) yield += fmt::format(" and not ({0}_ready{1} = '1' and {0}_last /= {1})", ik, calls[j - 1]);
+    if (j + 1 < calls.size()) yield += fmt::format(" and not ({0}_ready{1} = '1' and {0}_last = {2})", ik, calls[j + 1], u);
+    t.body += fmt::format("  {0}_t{1} <= '1' when {0}_ready{1} = '1'{2} else '0';\n", ik, u, yield);
+  }
+  t.body += muxOver(ik + "_tag_in", calls, [&](size_t u) { return fmt::format("{}_t{} = '1'", ik, u); },
+                    [](size_t u) { return std::to_string(u); }, "0");
+  t.body += fmt::format(
+      "  {0}_tags : entity work.ss_tag_queue\n"
+      "    generic map (DEPTH => 32, TAGS => {1})\n"
+      "    port map (clk => clk, rst => {0}_rst, push => {0}_p0_valid and {0}_p0_ready, push_tag => {0}_tag_in,\n"
+      "              pop => {0}_r_valid and {0}_r_ready, head => {0}_tag, last => {0}_last, empty => {0}_tag_none,\n"
+      "              full => {0}_tag_full);\n",
+      ik, units);
+  return t;
+}
 
 /// A multiplexer over the calls of an instance: `value(u)` while call u holds it.
 std::string muxOverCalls(const std::string& target, const std::vector<size_t>& calls,
@@ -346,11 +393,27 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
   // The external ports of the unit that started first of those running (of two neighbours
   // that run at once, the earlier): the arbiter serves them before the other's, whose
   // reads only fetch ahead (docs/hardware.md, "Units that start with the unit before them").
-  memory.decls += fmt::format("  signal lead : std_logic_vector({} downto 0);\n  signal {}_first : std_logic_vector({} downto 0);\n",
-                              units.size() - 1, ext, external.size() - 1);
+  // The first request of every port of a running unit goes first too (`opened` says it has
+  // gone): a unit whose first line is a small operand, such as a call's weights, starts
+  // beside the other, at the cost of a cycle of the other's.
+  memory.decls += fmt::format(
+      "  signal lead : std_logic_vector({} downto 0);\n  signal {}_first, {}_opened : std_logic_vector({} downto 0);\n",
+      units.size() - 1, ext, ext, external.size() - 1);
   memory.body += "  lead(0) <= act(0);\n";
   for (size_t u = 1; u < units.size(); ++u) memory.body += fmt::format("  lead({0}) <= act({0}) and not act({1});\n", u, u - 1);
-  for (size_t k = 0; k < external.size(); ++k) memory.body += fmt::format("  {}_first({}) <= lead({});\n", ext, k, portUnit.at(external[k]));
+  for (size_t k = 0; k < external.size(); ++k)
+    memory.body += fmt::format("  {0}_first({1}) <= lead({2}) or (act({2}) and not {0}_opened({1}));\n", ext, k,
+                               portUnit.at(external[k]));
+  memory.body += fmt::format(
+      "  {0}_open : process (clk)\n  begin\n    if rising_edge(clk) then\n"
+      "      for k in 0 to {1} loop\n"
+      "        if {0}_gnt(k) = '1' then\n          {0}_opened(k) <= '1';\n        end if;\n"
+      "      end loop;\n",
+      ext, external.size() - 1);
+  for (size_t k = 0; k < external.size(); ++k)
+    memory.body += fmt::format("      if act({1}) = '0' then\n        {0}_opened({2}) <= '0';\n      end if;\n", ext,
+                               portUnit.at(external[k]), k);
+  memory.body += "    end if;\n  end process;\n";
 
   std::string inst;
   size_t first = 0;
@@ -579,15 +642,23 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
     instanceFiles.push_back({inst.entity + ".vhd", inst.text});
 
     // Top-level wiring: the instance, and a multiplexer over its calls on every port.
-    Handover hand{cs, {}};
-    for (size_t u : cs)
+    Handover hand{cs, {}, {}};
+    std::string ik = fmt::format("i{}", k), map = "clk => clk, rst => " + ik + "_rst";
+    for (size_t u : cs) {
+      if (lower::interleavesSteps(prog, u)) hand.interleaved = ik;
       if (lower::handsOverStreams(prog, u)) hand.piped.insert(u);
+    }
+    if (!hand.interleaved.empty()) {
+      const TopParts t = interleave(ik, cs, fp.ports.size(), prog.units.size());
+      shared.decls += t.decls;
+      shared.body += t.body;
+      hand.piped.clear();
+    }
     auto steps = [&](size_t u, uint32_t node) { return prog.units[u].nodes.at(node).type.streamSteps(); };
     for (size_t u : hand.piped) {
       for (size_t p = 0; p < fp.ports.size(); ++p) Handover::count(shared, u - 1, fmt::format("ip{}", p), steps(u - 1, ports.at(u - 1).ports.at(p)));
       Handover::count(shared, u - 1, "ir", steps(u - 1, ports.at(u - 1).result));
     }
-    std::string ik = fmt::format("i{}", k), map = "clk => clk, rst => " + ik + "_rst";
     shared.decls += fmt::format("  signal {}_rst : std_logic;\n", ik);
     shared.body += fmt::format("  -- shared instance {}: {}\n  {}_rst <= '1' when rst = '1' or not (busy and ({})) else '0';\n",
                                k, prog.instances[k].name, ik, orWhen(cs));

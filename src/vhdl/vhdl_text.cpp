@@ -48,7 +48,7 @@ const std::vector<std::string>& designTemplates() {
       "ss_pkg.vhd",       "ss_agen.vhd",       "ss_read.vhd",       "ss_write.vhd",       "ss_mem_arbiter.vhd", "ss_line_ram.vhd",
       "ss_fork.vhd",      "ss_const.vhd",      "ss_binop.vhd",      "ss_mul.vhd",         "ss_unop.vhd",
       "ss_reduce_vec.vhd", "ss_dot.vhd", "ss_reduce_stm.vhd", "ss_stm_to_vec.vhd", "ss_vec_to_stm.vhd", "ss_replay_ram.vhd", "ss_repeat.vhd",
-      "ss_slide_stm.vhd",
+      "ss_slide_stm.vhd", "ss_tag_queue.vhd",
   };
   return kFiles;
 }

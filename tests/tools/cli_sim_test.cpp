@@ -329,9 +329,11 @@ TEST(CliSim, FullStencilAtAQuarterOfTheBaselineReadsARowAndItsHaloInOneRun) {
 // at 96 blocks is four such calls, each reading the rows the call before it writes as they
 // are written. Bit-exact under wait states, faster than one unit at a time, and within 15%
 // of the lowering's estimate, which follows the overlap (the extractor's prediction runs
-// the units one after another: docs/lowering.md). Seed 3: 216 cycles against 267 (237
-// handed over at the end), and stencil4 330 (59.6 GOPS; 362 handed over at the end; 324 and
-// 60.7 with seed 1). 30 s of GHDL.
+// the units one after another: docs/lowering.md). The stencil's calls keep nothing
+// between steps, so they interleave step by step: at least the paper's 61 GOPS (issue
+// 18). Seed 3: 216 cycles against 267 (237 handed over at the end), and stencil4 297
+// (66.2 GOPS; 330 and 59.6 GOPS handed over stream by stream, 362 at the end; 300 with
+// seed 1). 30 s of GHDL.
 TEST(CliSim, UnitsThatStartWithTheUnitBeforeThemPassBitExactAndFaster) {
   auto simulate = [](const std::string& file, const std::string& budget, bool overlap) {
     auto dir = scratchDir();
@@ -364,7 +366,7 @@ TEST(CliSim, UnitsThatStartWithTheUnitBeforeThemPassBitExactAndFaster) {
   EXPECT_LE(std::abs(cycles / stencil["estimated_cycles"].get<double>() - 1.0), kModelTolerance)
       << cycles << " simulated, " << stencil["estimated_cycles"] << " estimated";
   const double gops = stencilReport["macs"].get<double>() * 2 * 0.2 / cycles;
-  EXPECT_GE(gops, 58.0) << cycles << " simulated cycles";
+  EXPECT_GE(gops, 61.0) << cycles << " simulated cycles";
 }
 
 // Every benchmark's small variant, extracted at two DSP budgets that force different
