@@ -52,8 +52,8 @@ bool handsOverStreams(const Program& prog, size_t u);
 /// one transfer from every port at once (one join reads them all, through wires only) and
 /// gives one result per step (no accumulation longer than 1, no replay or line buffer), in
 /// every call. Then the instance holds no state between steps, so the top can give each
-/// step to whichever running call has a whole step ready (the earlier call first) and
-/// route the results back by the order the steps went in.
+/// step to a running call that has a whole step ready (two ready neighbours take turns)
+/// and route the results back by the order the steps went in.
 bool stepsInterleave(const Program& prog, size_t instance);
 
 /// Whether unit u interleaves its steps with the unit before it on their shared instance:
