@@ -198,6 +198,8 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
   std::vector<int64_t> taken, ported;
   // a call's steps: one per result of its instance
   auto steps = [&](const Unit& u) { return u.call ? u.nodes.at(u.call->datapath.back()).type.streamSteps() : 0; };
+  // after a unit's last input: its stages after the reads and the memory's latency
+  auto drain = [&](const cost::UnitLoad& load) { return load.depth - kReadStages + memory.latency; };
   for (size_t i = 0; i < prog.units.size(); ++i) {
     const Unit& u = prog.units[i];
     e.loads.push_back(unitLoad(prog, u, counts));
@@ -210,7 +212,7 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     unit.lead = load.replayFill + kReadStages + memory.latency;
     unit.fill = load.replayFill;
     unit.steps = steps(u);
-    unit.drain = load.depth - kReadStages + memory.latency;
+    unit.drain = drain(load);
     unit.port = cost::portCycles(load.lines, memory);
     unit.portTail = load.depth + memory.latency;
     if (prog.firstShared(i) == i) {
@@ -242,7 +244,7 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     prevUnit.sharesInstance = handover;
     // handed over stream by stream, the instance is free once the neighbour's last input
     // is in: its stages after the reads and the memory's latency are left
-    if (handsOverStreams(prog, i)) prevUnit.drain = e.loads[i - 1].depth - kReadStages + memory.latency;
+    if (handsOverStreams(prog, i)) prevUnit.drain = drain(e.loads[i - 1]);
     // interleaved step by step, the unit takes the steps its neighbour leaves free
     prevUnit.interleaves = interleavesSteps(prog, i);
     prevUnit.stepsTaken = taken[i - 1];

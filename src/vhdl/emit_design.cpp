@@ -404,15 +404,11 @@ std::string topText(const std::string& top, const std::vector<detail::EmittedUni
   for (size_t k = 0; k < external.size(); ++k)
     memory.body += fmt::format("  {0}_first({1}) <= lead({2}) or (act({2}) and not {0}_opened({1}));\n", ext, k,
                                portUnit.at(external[k]));
-  memory.body += fmt::format(
-      "  {0}_open : process (clk)\n  begin\n    if rising_edge(clk) then\n"
-      "      for k in 0 to {1} loop\n"
-      "        if {0}_gnt(k) = '1' then\n          {0}_opened(k) <= '1';\n        end if;\n"
-      "      end loop;\n",
-      ext, external.size() - 1);
+  memory.body += fmt::format("  {}_open : process (clk)\n  begin\n    if rising_edge(clk) then\n", ext);
   for (size_t k = 0; k < external.size(); ++k)
-    memory.body += fmt::format("      if act({1}) = '0' then\n        {0}_opened({2}) <= '0';\n      end if;\n", ext,
-                               portUnit.at(external[k]), k);
+    memory.body += fmt::format("      if act({1}) = '0' then\n        {0}_opened({2}) <= '0';\n"
+                               "      elsif {0}_gnt({2}) = '1' then\n        {0}_opened({2}) <= '1';\n      end if;\n",
+                               ext, portUnit.at(external[k]), k);
   memory.body += "    end if;\n  end process;\n";
 
   std::string inst;
