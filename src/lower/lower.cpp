@@ -9,6 +9,7 @@
 #include "lower_impl.h"
 #include "skeleshare/lower/instance_broadcasts.h"
 #include "skeleshare/lower/overlap.h"
+#include "skeleshare/lower/overlap_schedule.h"
 #include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/read_lanes.h"
 #include "skeleshare/lower/runs.h"
@@ -606,7 +607,7 @@ Program Lowerer::run(const ir::Module& module) {
   absorbBroadcasts(prog_);
   keepReadLines(prog_, counts);
   placeBuffers(prog_, opt_.onChipBudgetBits);
-  if (opt_.overlap) applyOverlap(prog_, opt_.onChipBudgetBits);
+  if (opt_.overlap) scheduleForOverlap(prog_, opt_.onChipBudgetBits, opt_.memory, counts);
   auto problems = verify(prog_);
   if (!problems.empty()) throw std::logic_error("lowering produced an ill-formed program: " + problems.front());
   return std::move(prog_);
