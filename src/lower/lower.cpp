@@ -13,6 +13,7 @@
 #include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/read_lanes.h"
 #include "skeleshare/lower/runs.h"
+#include "skeleshare/lower/timing.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/verifier.h"
 
@@ -631,7 +632,9 @@ LowerOptions lowerOptions(const cost::Device& device, bool boxReads) {
   return o;
 }
 
-Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
+namespace {
+
+Program lowerOnce(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
   detail::Lowerer l(ctx, options);
   try {
     return l.run(module);
@@ -640,6 +643,43 @@ Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptio
   } catch (const std::logic_error& e) {
     throw LowerError(std::string("not lowered (an access pattern or construct the lowering cannot express): ") + e.what());
   }
+}
+
+bool someCallsInterleave(const Program& prog) {
+  for (size_t u = 0; u < prog.units.size(); ++u)
+    if (interleavesSteps(prog, u)) return true;
+  return false;
+}
+
+}  // namespace
+
+// With the overlap, a unit whose calls interleave with its neighbour's can start once the
+// first group's block of its matrix is in, if its dot takes the other placement: self-
+// attention's key projection then steps beside the query's after 32 of its weights' 64
+// lines (docs/lowering.md). Each unit's other placement is tried in turn, and kept where
+// the estimate falls. Only designs whose calls interleave are searched: one more lowering
+// per unit is cheap for them (milliseconds), and the placement's gain was measured there.
+Program lowerModule(const ir::Module& module, ir::Context& ctx, const LowerOptions& options) {
+  Program best = lowerOnce(module, ctx, options);
+  if (!options.overlap || options.otherDotPlacement || !someCallsInterleave(best)) return best;
+  AccessCounter ownCounts;
+  AccessCounter& counts = options.accessCounter ? *options.accessCounter : ownCounts;
+  int64_t bestCycles = estimateCycles(best, options.memory, counts).total;
+  LowerOptions trial = options;
+  trial.otherDotPlacement.emplace();
+  const size_t units = best.units.size();
+  for (size_t u = 0; u < units; ++u) {
+    trial.otherDotPlacement->insert(u);
+    Program p = lowerOnce(module, ctx, trial);
+    const int64_t cycles = estimateCycles(p, options.memory, counts).total;
+    if (cycles < bestCycles) {
+      best = std::move(p);
+      bestCycles = cycles;
+    } else {
+      trial.otherDotPlacement->erase(u);
+    }
+  }
+  return best;
 }
 
 }  // namespace skeleshare::lower

@@ -81,6 +81,8 @@ class Lowerer {
   Sym apply(const Sym& fn, const Sym& arg);
   View asView(const Sym& s);
   size_t newUnit(const std::string& name);
+  /// The units created so far: the index the next newUnit returns.
+  size_t unitCount() const { return open_.size(); }
   UnitBuilder builder(size_t unit);
   /// Node `node` of unit `u` as the stream of the value it computes: its counters are the
   /// value's dimensions, in order (a unit of its own: a pool, a fold, a merge read back).

@@ -229,6 +229,7 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, bool merge
   // Moving G only changes anything when some non-summed context loop is one a does not
   // depend on; then the placement that replays more with fewer bits wins (the repeats
   // taken first, then the bits).
+  // (LowerOptions::otherDotPlacement turns the choice around for this unit.)
   Choice inner = choose(false);
   Choice ch = inner;
   bool someIndependent = false;
@@ -236,9 +237,10 @@ Stream Lowerer::dotTemplate(View a, View b, int64_t p, int64_t parts, bool merge
   if (someIndependent) {
     Choice outer = choose(true);
     auto replayed = [](const Choice& x) { return x.pa.repeats.size() + x.pb.repeats.size(); };
-    if (replayed(outer) > replayed(inner) ||
-        (replayed(outer) == replayed(inner) && outer.pa.bits + outer.pb.bits < inner.pa.bits + inner.pb.bits))
-      ch = std::move(outer);
+    bool takeOuter = replayed(outer) > replayed(inner) ||
+                     (replayed(outer) == replayed(inner) && outer.pa.bits + outer.pb.bits < inner.pa.bits + inner.pb.bits);
+    if (options().otherDotPlacement && options().otherDotPlacement->count(unitCount())) takeOuter = !takeOuter;
+    if (takeOuter) ch = std::move(outer);
   }
   const Order& o = ch.o;
 

@@ -10,6 +10,8 @@
 // when a later unit reads it or it is an output. MaxPool is its own unit (a window read
 // and a max accumulator). Units run in the order their results were first needed.
 
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "skeleshare/cost/cycle_model.h"
@@ -45,6 +47,14 @@ struct LowerOptions {
   // (lower/overlap.h, applyOverlap). Off by default: the extractor's prediction still
   // runs the units one after another (the lowering's estimate follows the overlap).
   bool overlap = false;
+  /// Dot units, by the order the lowering creates them (`u<k>_` before the overlap
+  /// schedule reorders them), that take the dot template's other placement of the row
+  /// groups, where it has two (docs/lowering.md, "Reuse"): with the groups outside the
+  /// positions the matrix operand does not depend on, a group's block of the matrix stays
+  /// while the positions pass, and the first step needs one group's block, not all of it.
+  /// Unset, lowerModule chooses them by the estimate with `overlap` (docs/lowering.md,
+  /// "The dot placement of calls that interleave") and takes none without it.
+  std::optional<std::set<size_t>> otherDotPlacement;
   /// Products of these operand widths one DSP block computes (at least 1).
   int64_t productsPerBlock(int aBits, int bBits) const;
 };
