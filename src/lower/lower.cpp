@@ -12,9 +12,9 @@
 #include "skeleshare/lower/overlap_schedule.h"
 #include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/read_lanes.h"
+#include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/runs.h"
 #include "skeleshare/lower/timing.h"
-#include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/verifier.h"
 
 namespace skeleshare::lower {

@@ -3,7 +3,6 @@
 #include <optional>
 #include <set>
 
-#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/runs.h"
 
@@ -117,7 +116,7 @@ void applyOverlap(Program& prog, int64_t onChipBudgetBits) {
   for (size_t u = 0; u < may.size(); ++u) {
     if (!may[u]) continue;
     prog.startsWithPrevious[u] = true;
-    if (programResources(prog).m20kBlocks * kM20kBits > onChipBudgetBits) prog.startsWithPrevious[u] = false;
+    if (!programFitsOnChip(prog, onChipBudgetBits)) prog.startsWithPrevious[u] = false;
   }
 }
 

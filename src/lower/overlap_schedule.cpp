@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/reused_inputs.h"
 #include "skeleshare/lower/timing.h"
@@ -27,7 +26,7 @@ int scheduleForOverlap(Program& prog, int64_t onChipBudgetBits, const cost::Memo
     keepOnChip(withCopy, buffer);
     Program trial = withCopy;
     orderUnitsForOverlap(trial, onChipBudgetBits, memory, counts);
-    if (programResources(trial).m20kBlocks * kM20kBits > onChipBudgetBits) continue;
+    if (!programFitsOnChip(trial, onChipBudgetBits)) continue;
     const int64_t cycles = estimateCycles(trial, memory, counts).total;
     if (cycles >= bestCycles) continue;
     base = std::move(withCopy);

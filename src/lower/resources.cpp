@@ -180,6 +180,10 @@ bool fitsOnChip(const Buffer& b, int64_t usedBits, int64_t onChipBudgetBits) {
   return usedBits + onChipBufferBits(b) <= intermediateBudgetBits(onChipBudgetBits);
 }
 
+bool programFitsOnChip(const Program& prog, int64_t onChipBudgetBits) {
+  return programResources(prog).m20kBlocks * kM20kBits <= onChipBudgetBits;
+}
+
 void placeBuffers(Program& prog, int64_t onChipBudgetBits) {
   // The replay pool's RAMs take their blocks of the device too: the intermediates get
   // their half, and no more than the pool leaves (TinyYolo v2's window slot alone takes

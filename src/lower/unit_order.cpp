@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "skeleshare/lower/overlap.h"
-#include "skeleshare/lower/ram_mapping.h"
 #include "skeleshare/lower/resources.h"
 #include "skeleshare/lower/timing.h"
 
@@ -27,10 +26,6 @@ bool meets(const std::set<int>& a, const std::set<int>& b) {
   for (int x : a)
     if (b.count(x)) return true;
   return false;
-}
-
-bool fits(const Program& prog, int64_t onChipBudgetBits) {
-  return programResources(prog).m20kBlocks * kM20kBits <= onChipBudgetBits;
 }
 
 /// "u<k>_rest" -> "u<position>_rest"; any other name stays.
@@ -62,7 +57,7 @@ size_t orderUnitsForOverlap(Program& prog, int64_t onChipBudgetBits, const cost:
       Program candidate = prog;
       std::swap(candidate.units[k], candidate.units[k + 1]);
       applyOverlap(candidate, onChipBudgetBits);
-      if (!fits(candidate, onChipBudgetBits)) continue;
+      if (!programFitsOnChip(candidate, onChipBudgetBits)) continue;
       const int64_t total = estimateCycles(candidate, memory, counts).total;
       if (total >= best) continue;
       prog = std::move(candidate);

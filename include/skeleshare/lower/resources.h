@@ -54,6 +54,8 @@ int64_t onChipBufferBits(const Buffer& b);
 int64_t intermediateBudgetBits(int64_t onChipBudgetBits);
 /// Whether `b` fits on chip beside intermediates that already take `usedBits`.
 bool fitsOnChip(const Buffer& b, int64_t usedBits, int64_t onChipBudgetBits);
+/// Whether the whole design's M20K blocks (programResources) fit `onChipBudgetBits`.
+bool programFitsOnChip(const Program& prog, int64_t onChipBudgetBits);
 
 /// Places intermediate buffers on chip, in schedule order, while their total stays within
 /// intermediateBudgetBits(`onChipBudgetBits`) and, with the M20K blocks of the replay
