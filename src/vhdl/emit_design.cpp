@@ -188,9 +188,10 @@ struct Handover {
 /// for the schedule's last two units, the one that did not give the last step (measured:
 /// self-attention 830 -> 814 cycles, the stencil 300 -> 291, against turns everywhere;
 /// the stencil took 304 with the earlier call first everywhere). At most two calls run at
-/// once, and they are neighbours (lower/overlap.h), so at most one takes. A tag queue (ss_tag_queue) of the calls whose
-/// steps are in flight routes each result to its call (`<ik>_tag`). It holds 32 steps;
-/// when it is full no step goes in (the instance holds fewer in its pipeline).
+/// once, and they are neighbours (lower/overlap.h), so at most one takes. A tag queue
+/// (ss_tag_queue) of the calls whose steps are in flight routes each result to its call
+/// (`<ik>_tag`). It holds 32 steps; when it is full no step goes in (the instance holds
+/// fewer in its pipeline).
 TopParts interleave(const std::string& ik, const std::vector<size_t>& calls, size_t ports, size_t units) {
   TopParts t;
   t.decls += fmt::format("  signal {0}_tag, {0}_tag_in, {0}_last : natural range 0 to {1};\n"
