@@ -443,14 +443,16 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
     for (const CostExpr::Term& x : f.linear) compute.push_back({x, f.den});
   // The unit's busiest stage is its datapath's steps (calls * T(f): the chosen function's
   // parallelism) or its address generators' runs, whichever is more; its port the lines it
-  // moves; unitCycles combines them as max(busiest, port, 5/8 (busiest + port)).
+  // moves; unitCycles combines them as max(busiest, port, 5/8 (stalled + port)), where
+  // the steps are among the stalled stages unless a replay buffer feeds them.
   t.constant = satAdd(t.constant, overhead);
   for (CostExpr::Floor& f : t.floors) f.constant = satAdd(f.constant, satMul(f.den, overhead));
   const int64_t port = portCycles(l->load.lines, mem);
   t.floors.push_back({satAdd(l->load.busiest, overhead), {}, 1});
   t.floors.push_back({satAdd(port, overhead), {}, 1});
   t.floors.push_back({satAdd(l->load.onChipLines, overhead), {}, 1});
-  t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(l->load.busiest, port)), satMul(kInterferenceDen, overhead)),
+  // the interference of the port with the stages a late line can stall (cycle_model.h)
+  t.floors.push_back({satAdd(satMul(kInterferenceNum, satAdd(l->load.stalled, port)), satMul(kInterferenceDen, overhead)),
                       {},
                       kInterferenceDen});
   // A replay buffer's first block arrives before the datapath can take every step: the
@@ -458,9 +460,11 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
   const int64_t fill = l->load.replayFill;
   for (const Compute& f : compute) {
     const int64_t den = satMul(kInterferenceDen, f.den);
-    t.floors.push_back({satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
-                        {{f.term.child, satMul(kInterferenceNum, f.term.coef), f.term.compute}},
-                        den});
+    // the steps interfere with the port only when a late line can stall them
+    if (l->stepsStall)
+      t.floors.push_back({satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
+                          {{f.term.child, satMul(kInterferenceNum, f.term.coef), f.term.compute}},
+                          den});
     if (fill > 0) t.floors.push_back({satMul(f.den, satAdd(fill, overhead)), {f.term}, f.den});
   }
 }

@@ -30,8 +30,8 @@ int64_t unitCycles(const UnitLoad& load, const MemorySystem& memory) {
   const int64_t port = portCycles(load.lines, memory);
   // When the stages and the port are both nearly saturated they stall each other: a run
   // waits for a line the port has not delivered yet. Then the unit takes about
-  // kInterference of their sum (see cycle_model.h).
-  const int64_t both = (kInterferenceNum * (load.busiest + port) + kInterferenceDen - 1) / kInterferenceDen;
+  // kInterference of their sum (see cycle_model.h), with the stages a late line can stall.
+  const int64_t both = (kInterferenceNum * (load.stalled + port) + kInterferenceDen - 1) / kInterferenceDen;
   return std::max({load.busiest, port, load.onChipLines, both}) + load.depth + memory.latency;
 }
 

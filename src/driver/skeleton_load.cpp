@@ -187,11 +187,18 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const 
   std::optional<cost::SkeletonLoad> out;
   for (const auto& u : prog.units) {
     int64_t steps = 0;
-    for (const auto& n : u.nodes)
-      if (n.prim == lower::Prim::Mul || (accumulates && n.prim == lower::Prim::ReduceStm))
+    bool stepsStall = false;
+    const std::vector<bool> stalls = lower::stallingStages(prog, u);
+    for (size_t i = 0; i < u.nodes.size(); ++i) {
+      const lower::Node& n = u.nodes[i];
+      if (n.prim == lower::Prim::Mul || (accumulates && n.prim == lower::Prim::ReduceStm)) {
         steps = std::max(steps, n.type.streamSteps());
+        stepsStall = stepsStall || stalls[i];
+      }
+    }
     if (steps == 0) continue;
-    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u, counts_), lower::freshReadRuns(prog, u, counts_)};
+    cost::SkeletonLoad l{steps, lower::unitLoad(prog, u, counts_, options_.memory), lower::freshReadRuns(prog, u, counts_)};
+    l.stepsStall = stepsStall;
     if (!out || l.load.busiest > out->load.busiest) out = l;
   }
   return out;

@@ -328,6 +328,27 @@ TEST_F(CostTest, ATilingOfTheFiltersPaysTheFreshWindowsOnce) {
   EXPECT_FALSE(model.nodeCost(f).compute.has_value());
 }
 
+// A unit's steps interfere with the memory port (5/8 of their sum, cycle_model.h) only when
+// a late line can stall them; behind a replay buffer that plays each block twice or more
+// they wait for no line (lower::stallingStages, the oracle's stepsStall).
+TEST_F(CostTest, StepsThatNoLateLineStallsDoNotInterfereWithThePort) {
+  const ir::Term* f = ir::cConvF(ctx, 10, 10, 4, 4, 3, i8, i8);
+  const ir::Term* och = ctx.op(Op::TiledConvOCH, {in("x", {10, 10, 4}), in("w", {8, 3, 3, 4}), f});
+  const int64_t overhead = memorySystem(arria()).latency + kUnitSwitch;
+  for (bool stall : {true, false}) {
+    CostModel m{arria()};
+    m.setLoadOracle([stall](Op op, std::span<const int64_t>, std::span<const ChildShape>, const ir::Type*,
+                            bool) -> std::optional<SkeletonLoad> {
+      SkeletonLoad l;
+      if (op == Op::TiledConvOCH) l.load.lines = 91;  // 130 cycles of the port at 0.7 lines a cycle
+      l.stepsStall = stall;
+      return l;
+    });
+    // two tiles of 64 steps: 128 cycles of steps beside the port's 130
+    EXPECT_EQ(designCost(m, och).use[kTime], (stall ? (5 * (128 + 130) + 7) / 8 : 130) + overhead) << stall;
+  }
+}
+
 TEST(CostArith, Saturates) {
   EXPECT_EQ(satMul(kCostCap, 2), kCostCap);
   EXPECT_EQ(satAdd(kCostCap, kCostCap), kCostCap);

@@ -122,15 +122,15 @@ output o3 = maxpool(y, 2, 2);
   AccessCounter counts;
   const Unit& pool = p.units[0];
   EXPECT_EQ(pool.nodes[0].type.str(), "stm[8][4][2] vec[2][16][2] i8") << printProgram(p);
-  EXPECT_EQ(unitLoad(p, pool, counts).busiest, 8 * 4 * 2);
+  EXPECT_EQ(unitLoad(p, pool, counts, {}).busiest, 8 * 4 * 2);
   int64_t runs = 0;
   for (const Node& n : pool.nodes)
     if (n.prim == Prim::Read) runs += counts.read(n.addr, 1, n.type.vectorLanes()).runs;
   EXPECT_EQ(runs, 8 * 4 * 2);
   EXPECT_EQ(p.units[1].nodes[0].type.str(), "stm[14][14][3] vec[16][3] i8") << printProgram(p);
-  EXPECT_EQ(unitLoad(p, p.units[1], counts).busiest, 14 * 14 * 3);
+  EXPECT_EQ(unitLoad(p, p.units[1], counts, {}).busiest, 14 * 14 * 3);
   EXPECT_EQ(p.units[2].nodes[0].type.str(), "stm[6][1][2] vec[6][2] i8") << printProgram(p);
-  EXPECT_EQ(unitLoad(p, p.units[2], counts).busiest, 6 * 2);
+  EXPECT_EQ(unitLoad(p, p.units[2], counts, {}).busiest, 6 * 2);
 }
 
 TEST(Lowering, ElementwiseOnInputsAndBroadcastConstants) {

@@ -57,7 +57,7 @@ Lowered lowerOneDimensional(char axis, int64_t n, int64_t p) {
       l.after.push_back(l.unit->nodes[j].prim);
   }
   AccessCounter counts;
-  l.load = unitLoad(l.prog, *l.unit, counts);
+  l.load = unitLoad(l.prog, *l.unit, counts, {});
   return l;
 }
 
@@ -148,7 +148,7 @@ output o = requant(mm(w2, transpose(t)), 7);
   expectAgrees(m, 3, &p);
   ASSERT_EQ(p.units.size(), 2u) << printProgram(p);
   AccessCounter counts;
-  for (const Unit& u : p.units) EXPECT_LE(unitLoad(p, u, counts).lines, 3 * 64 + 2) << u.name << "\n" << printProgram(p);
+  for (const Unit& u : p.units) EXPECT_LE(unitLoad(p, u, counts, {}).lines, 3 * 64 + 2) << u.name << "\n" << printProgram(p);
   bool permuted = false;
   for (const Node& n : p.units[1].nodes) permuted = permuted || n.prim == Prim::PermuteVec;
   EXPECT_TRUE(permuted) << printProgram(p);
@@ -251,7 +251,7 @@ TEST(ReadLanes, AConvolutionsRowOfWindowsIsReadOnceAsABox) {
   EXPECT_LE(readAccess(read->addr, 1, 360).runs, 6 * 3 * 3);
   EXPECT_GE(readAccess(before.addr, 1, 27).runs, 6 * 40 * 3);
   AccessCounter counts;
-  EXPECT_LT(unitLoad(boxed, u, counts).busiest, unitLoad(plain, plain.units[0], counts).busiest);
+  EXPECT_LT(unitLoad(boxed, u, counts, {}).busiest, unitLoad(plain, plain.units[0], counts, {}).busiest);
 }
 
 // A box read is at most kMaxBoxLanes wide, and so are the windows it spreads: a row of

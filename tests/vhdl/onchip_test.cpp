@@ -86,8 +86,8 @@ TEST(OnChipBuffer, AnIntermediateOnChipIsItsOwnRamAndPort) {
   }
   // The model: t's lines cross its own port, not the external one.
   AccessCounter counts;
-  const cost::UnitLoad on = unitLoad(prog, prog.units[1], counts);
-  const cost::UnitLoad off = unitLoad(twoUnits(Memory::OffChip), prog.units[1], counts);
+  const cost::UnitLoad on = unitLoad(prog, prog.units[1], counts, {});
+  const cost::UnitLoad off = unitLoad(twoUnits(Memory::OffChip), prog.units[1], counts, {});
   const int64_t tLines = kRows * kCols / kLineBytes;  // 6
   EXPECT_EQ(on.onChipLines, 2 * tLines);
   EXPECT_EQ(off.onChipLines, 0);

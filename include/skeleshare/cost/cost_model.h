@@ -120,6 +120,10 @@ struct SkeletonLoad {
   /// reads afresh whatever unit it is in. (A replayed operand, a convolution's weights, is
   /// read once per block, and a tiling around the call may keep that block for all tiles.)
   int64_t freshRuns = 0;
+  /// A line the port delivers late can stall the datapath's steps (lower::stallingStages):
+  /// an operand comes from memory other than through a replay buffer that plays each block
+  /// twice or more. Then the steps count in the interference term (cycle_model.h).
+  bool stepsStall = true;
   /// The lowering refuses the node (it would refuse it in any design, e.g. a ParallelConv
   /// whose windows per call neither divide nor are a multiple of its output columns).
   bool refused = false;

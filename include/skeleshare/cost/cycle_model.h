@@ -13,7 +13,7 @@
 // a line the port has not delivered yet (the prefetch cannot run ahead of a saturated
 // port):
 //
-//   cycles = max(busiest, port, on-chip, 5/8 * (busiest + port)) + depth + latency
+//   cycles = max(busiest, port, on-chip, 5/8 * (stalled + port)) + depth + latency
 //
 // where `on-chip` is the lines the unit moves through its busiest on-chip buffer: an
 // intermediate kept in block RAM has a port of its own that moves a line every cycle, with
@@ -21,7 +21,15 @@
 //
 // The last term is the linear upper envelope of the 3-norm of (busiest, port), which fits
 // the units of VGG-small as simulated (docs/cost-model.md, "The hardware's cycles"); it stays a
-// maximum of affine terms so that the extractor can encode it exactly.
+// maximum of affine terms so that the extractor can encode it exactly. Only the stages a
+// late line can stall count in it (`stalled`, the busiest of them): a replay buffer that
+// plays each block at least twice loads the next block into its second bank while the
+// stages after it play the current one, so a late line delays the block, not their steps.
+// The read that fills it still waits for its lines. (VGG-CIFAR at a quarter of the DSPs,
+// whose 512-channel layers stream 36,864 weight lines into such a buffer: simulated 61,548
+// cycles a layer, where busiest is the datapath's 61,498 and 5/8 of its sum with the port
+// 71,608; at half of them the read's 38,016 runs and the port's 52,843 cycles take 56,258
+// simulated, 5/8 of their sum 56,787.)
 //
 // Units run one after another, `kUnitSwitch` cycles apart (the sequencer's handover).
 
@@ -48,6 +56,10 @@ struct UnitLoad {
   /// covers: the unit's datapath runs that much longer than its steps. `busiest` includes
   /// it; the extractor, which counts the steps of the function it chooses, adds it.
   int64_t replayFill = 0;
+  /// Cycles of the busiest stage that a late line from the port can stall (lower::
+  /// stallingStages): the interference term's. Stages behind a replay buffer that plays
+  /// each block twice or more take their data from the buffer, not from the port.
+  int64_t stalled = 0;
 };
 
 /// The cycles of one unit, from the sequencer starting it to the memory accepting its

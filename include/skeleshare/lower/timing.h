@@ -14,8 +14,14 @@ namespace skeleshare::lower {
 
 class AccessCounter;
 
-/// The load of one unit (its reads' and writes' runs and lines counted through `counts`).
-cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts);
+/// The load of one unit (its reads' and writes' runs and lines counted through `counts`);
+/// `memory`'s port paces the first block of a replay buffer filled from memory.
+cost::UnitLoad unitLoad(const Program& prog, const Unit& unit, AccessCounter& counts, const cost::MemorySystem& memory);
+/// Per node of the unit: whether a line the memory port delivers late can stall it (the
+/// interference term's stages, cost/cycle_model.h): its off-chip reads and writes and
+/// every stage they feed, except through a replay buffer that plays each block twice or
+/// more (it takes the next block while it plays the current one).
+std::vector<bool> stallingStages(const Program& prog, const Unit& unit);
 /// The most cycles one of the unit's reads whose data no Repeat replays keeps busy: its runs, or
 /// an on-chip buffer's lines where they are more (one a cycle).
 int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& counts);
