@@ -245,6 +245,7 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     unit.drain = drain(load);
     unit.port = cost::portCycles(load.lines, memory);
     unit.portTail = load.depth + memory.latency;
+    unit.stalled = load.stalled;
     if (prog.firstShared(i) == i) {
       unit.start = i == 0 ? 0 : end.back() + cost::kUnitSwitch;
       start.push_back(unit.start);

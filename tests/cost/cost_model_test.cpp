@@ -155,6 +155,21 @@ TEST(Device, AUnitThatInterleavesWithItsNeighbourFollowsItsStepsNotItsEnd) {
   EXPECT_EQ(overlappedEnd(u, prev), 178);
 }
 
+// A unit bound by its reads' runs, not its lines, beside a neighbour that holds the port
+// (TinyYolo's convolution after a pool): its stalled stages wait for the neighbour's lines.
+TEST(Device, StagesThatWaitOnLinesWaitWhileTheNeighbourHoldsThePort) {
+  // the neighbour's lines take the port until 600; the unit needs 1,000 cycles alone, of
+  // which 990 are runs of a read (100 lines: its port term ends at 600 + 143 + 10)
+  Neighbour prev{.end = 650, .portDone = 600};
+  OverlappingUnit u{.start = 0, .cycles = 1'000, .lead = 10, .port = 143, .portTail = 10};
+  EXPECT_EQ(overlappedEnd(u, prev), 1'000);
+  u.stalled = 990;
+  EXPECT_EQ(overlappedEnd(u, prev), 600 + 990 + 10);
+  // with the port free by its start, its own time
+  prev.portDone = 0;
+  EXPECT_EQ(overlappedEnd(u, prev), 1'000);
+}
+
 // A layer's bound: its MACs over the multipliers, or its weights over the port.
 TEST(Device, LayerBoundIsComputeOrWeightTraffic) {
   MemorySystem m = memorySystem(findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR));

@@ -100,6 +100,9 @@ struct OverlappingUnit {
   int64_t drain = 0;  // after its last step: its stages after the reads, the memory's latency
   int64_t port = 0;   // cycles the memory port takes to move its lines (portCycles)
   int64_t portTail = 0;  // after its last line over the port: its pipeline, the latency
+  // its busiest stage that a late line can stall (UnitLoad::stalled): it waits while the
+  // arbiter serves the neighbour's lines
+  int64_t stalled = 0;
 };
 
 /// The earliest cycle by which a call's instance, one step a cycle, has taken the call's
@@ -120,7 +123,10 @@ int64_t portDone(const OverlappingUnit& unit, const Neighbour& prev);
 ///   its lead hidden; interleaving with it, its steps follow the neighbour's (stepsTaken)
 ///   and it ends `drain` after its last, or its time alone after its lead after the
 ///   neighbour's last step, whichever is later;
-/// - `portTail` after the port has moved its lines, after the neighbour's (portDone).
+/// - `portTail` after the port has moved its lines, after the neighbour's (portDone);
+/// - its stalled stages' busy cycles plus `portTail` after the port has moved the
+///   neighbour's lines: a stage that waits on lines gets none while the arbiter serves
+///   the neighbour, whose lines go first.
 int64_t overlappedEnd(const OverlappingUnit& unit, const Neighbour& prev);
 
 /// Cycles the port takes to move `lines` lines.
