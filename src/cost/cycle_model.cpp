@@ -67,7 +67,7 @@ int64_t overlappedEnd(const OverlappingUnit& unit, const Neighbour& prev) {
   // A unit bound by its reads' runs rather than its lines needs the port seldom but
   // often: beside a neighbour that holds the port its stalled stages wait for it
   // (TinyYolo's convolution after a pool: 23,440 lines in 129,995 runs, simulated to end
-  // 118,116 cycles after the pool, where the port term alone said 64,333).
+  // 118,116 cycles after the pool's end, where the port term alone said 64,333).
   if (unit.stalled > 0) end = std::max(end, std::max(start, prev.portDone) + unit.stalled + unit.portTail);
   return end;
 }
