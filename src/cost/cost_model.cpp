@@ -456,16 +456,28 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
                       {},
                       kInterferenceDen});
   // A replay buffer's first block arrives before the datapath can take every step: the
-  // busiest stage is the compute time plus that fill.
-  const int64_t fill = l->load.replayFill;
+  // busiest stage is the compute time plus that fill, which grows by fillPerStep with
+  // each step a call (T(f)) beyond the first.
+  const int64_t fill = l->load.replayFill, perStep = l->fillPerStep;
   for (const Compute& f : compute) {
     const int64_t den = satMul(kInterferenceDen, f.den);
-    // the steps interfere with the port only when a late line can stall them
-    if (l->stepsStall)
+    // The steps interfere with the port only when a late line can stall them. If they do
+    // only at one step a call (T(f) = 1), the lowering replays the call's operands at two
+    // or more: the floor is then that of one step a call, which the steps' own floors
+    // exceed at two.
+    if (l->stepsStall && l->stepsStallAtTwoSteps)
       t.floors.push_back({satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
                           {{f.term.child, satMul(kInterferenceNum, f.term.coef), f.term.compute}},
                           den});
-    if (fill > 0) t.floors.push_back({satMul(f.den, satAdd(fill, overhead)), {f.term}, f.den});
+    else if (l->stepsStall)
+      t.floors.push_back({satAdd(satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
+                                 satMul(kInterferenceNum, f.term.coef)),
+                          {},
+                          den});
+    if (fill > 0)
+      t.floors.push_back({satMul(f.den, satAdd(fill - perStep, overhead)),
+                          {{f.term.child, satAdd(f.term.coef, satMul(perStep, f.den)), f.term.compute}},
+                          f.den});
   }
 }
 

@@ -34,10 +34,13 @@ const Type* SkeletonLoads::local(const Type* t) {
 
 // The canonical function of a skeleton's function type, by the shapes of its parameters:
 // a dot (Mv's), an mvF (Conv's, Mm's, Conv1D's, the Mv wrappers'), a partial mvF
-// (ParallelConv's), a convolution function (the Conv wrappers') or an mm function.
-const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span<const cost::ChildShape> kids) {
+// (ParallelConv's), a convolution function (the Conv wrappers') or an mm function. With
+// two steps a call: a dot or an mvF with half the rows a step; null for the others.
+const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span<const cost::ChildShape> kids,
+                                                 int stepsPerCall) {
   // A user map that reduces its elements and a user fold: a sum in their place, which the
   // lowering builds as the same reduction unit as a maximum (docs/lowering.md).
+  if ((op == Op::Map || op == Op::Reduce) && stepsPerCall != 1) return nullptr;
   if (op == Op::Map || op == Op::Reduce) f = local(f);  // built from its types, in this context
   if (op == Op::Map) return f && f->isFun() ? reductionFunction(f->param(), f->result()) : nullptr;
   if (op == Op::Reduce)
@@ -49,6 +52,17 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
   const auto as = a->shape(), bs = b->shape();
   const Type* sa = a->scalar();
   const Type* sb = b->scalar();
+  // the rows a step of a dot over `rows` rows
+  auto perStep = [stepsPerCall](int64_t rows) { return (rows + stepsPerCall - 1) / stepsPerCall; };
+  if (stepsPerCall != 1) {
+    const bool mvF = op == Op::Conv || op == Op::Conv1DW || op == Op::Conv1DH || op == Op::Mm || op == Op::TiledMv ||
+                     op == Op::TiledMvRows || op == Op::PaddedMv || op == Op::PaddedMvRows;
+    if (op == Op::Mv && as.size() == 2 && bs == as && as[0] >= stepsPerCall)
+      return ir::dotF(ctx_, as[0], as[1], sa, sb, perStep(as[0]));
+    if (mvF && as.size() == 2 && bs.size() == 1 && bs[0] == as[1] && as[0] >= stepsPerCall)
+      return ir::mvF(ctx_, as[0], as[1], sa, sb, perStep(as[0]));
+    return nullptr;
+  }
   switch (op) {
     case Op::Mv:
       if (as.size() == 2 && bs == as) return ir::dotF(ctx_, as[0], as[1], sa, sb, as[0]);
@@ -126,13 +140,30 @@ const ir::Term* SkeletonLoads::reductionFunction(const Type* e, const Type* r) {
 std::optional<cost::SkeletonLoad> SkeletonLoads::measure(Op op, std::span<const int64_t> params,
                                                         std::span<const cost::ChildShape> kids, const Type* type,
                                                         bool intermediate) {
+  std::optional<cost::SkeletonLoad> one = measureWith(op, params, kids, type, intermediate, 1);
+  // (Without stalling steps or a fill there is nothing the second measure could change.)
+  if (!one || one->refused || (!one->stepsStall && one->load.replayFill == 0)) return one;
+  // Measured again with two steps a call: the lowering then replays the call's operand
+  // vector (docs/cost-model.md), so the steps may no longer stall, and a read that makes a
+  // pass over its lines per step (a transposed operand) fills its replay buffer twice.
+  std::optional<cost::SkeletonLoad> two = measureWith(op, params, kids, type, intermediate, 2);
+  if (two && !two->refused) {
+    one->stepsStallAtTwoSteps = two->stepsStall;
+    one->fillPerStep = std::clamp<int64_t>(two->load.replayFill - one->load.replayFill, 0, one->load.replayFill);
+  }
+  return one;
+}
+
+std::optional<cost::SkeletonLoad> SkeletonLoads::measureWith(Op op, std::span<const int64_t> params,
+                                                            std::span<const cost::ChildShape> kids, const Type* type,
+                                                            bool intermediate, int stepsPerCall) {
   ir::Module m;
   std::vector<const ir::Term*> children;
   for (size_t i = 0; i < kids.size(); ++i) {
     const Type* t = local(kids[i].type);
     if (!t) return std::nullopt;
     if (t->isFun()) {
-      const ir::Term* f = canonicalFunction(op, kids[i].type, kids);
+      const ir::Term* f = canonicalFunction(op, kids[i].type, kids, stepsPerCall);
       if (!f || f->type() != t) return std::nullopt;
       children.push_back(f);
       continue;

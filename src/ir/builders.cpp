@@ -23,8 +23,10 @@ const Term* dotF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* 
   return dotLike(ctx, m, n, a, b, Op::ParallelDot, {p});
 }
 
-const Term* cMvF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* b) {
-  return mvAround(ctx, m, n, a, b, dotF(ctx, m, n, a, b, m));
+const Term* cMvF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* b) { return mvF(ctx, m, n, a, b, m); }
+
+const Term* mvF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* b, int64_t p) {
+  return mvAround(ctx, m, n, a, b, dotF(ctx, m, n, a, b, p));
 }
 
 const Term* pMvF(Context& ctx, int64_t m, int64_t n, int64_t c, const Type* a, const Type* b) {

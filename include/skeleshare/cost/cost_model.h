@@ -124,6 +124,14 @@ struct SkeletonLoad {
   /// an operand comes from memory other than through a replay buffer that plays each block
   /// twice or more. Then the steps count in the interference term (cycle_model.h).
   bool stepsStall = true;
+  /// Measured with a function of two steps a call (half the rows a step): whether the
+  /// steps stall then. The lowering replays the call's operand vector once a call takes two
+  /// steps or more, so a dot's steps that stall at one step a call often do not at two.
+  bool stepsStallAtTwoSteps = true;
+  /// And how many cycles longer its replay buffer's first block takes per step a call
+  /// beyond the first (at most replayFill): a read that passes over all its lines once per
+  /// step, as a transposed operand's does, fills the buffer once per step.
+  int64_t fillPerStep = 0;
   /// The lowering refuses the node (it would refuse it in any design, e.g. a ParallelConv
   /// whose windows per call neither divide nor are a multiple of its output columns).
   bool refused = false;

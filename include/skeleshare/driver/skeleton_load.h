@@ -4,7 +4,8 @@
 // in a context of its own, its data arguments as inputs of their types (through the view
 // the lowering folds into the reads, when the argument is one: a Pad's masks, a
 // Transpose's order) and its function argument as the canonical function of its type at
-// full parallelism, lowered like any program, and its unit measured by the cycle model
+// full parallelism (a dot's or mvF's also at two steps a call, where the lowering replays
+// the call's operands), lowered like any program, and its unit measured by the cycle model
 // (lower/timing.h). Its operands that other units compute, and its result unless it is a
 // program output, are placed on chip as the lowering places intermediates. The same code that
 // estimates a lowered design thus tells the extractor what each skeleton costs in memory
@@ -46,14 +47,22 @@ class SkeletonLoads {
   const ir::Type* local(const ir::Type* t);
   /// Keeps the named buffer on chip when it fits the intermediates' budget.
   void placeOnChip(lower::Program& prog, const std::string& buffer) const;
-  const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const cost::ChildShape> kids);
+  /// The canonical function of the type at full parallelism, or (stepsPerCall 2, dots
+  /// and mvFs only) with half the rows a step; null where there is none.
+  const ir::Term* canonicalFunction(ir::Op op, const ir::Type* f, std::span<const cost::ChildShape> kids,
+                                    int stepsPerCall = 1);
   /// \\acc. \\v. acc + v, or null when that is not of acc's type.
   const ir::Term* sumFold(const ir::Type* acc, const ir::Type* elem);
   /// \\x: e. a sum of x down to r (Reduce over its outer dimension, inside Maps), or null.
   const ir::Term* reductionFunction(const ir::Type* e, const ir::Type* r);
+  /// At full parallelism, and (SkeletonLoad::stepsStallAtTwoSteps, fillPerStep) at two
+  /// steps a call.
   std::optional<cost::SkeletonLoad> measure(ir::Op op, std::span<const int64_t> params,
                                             std::span<const cost::ChildShape> kids, const ir::Type* type,
                                             bool intermediate);
+  std::optional<cost::SkeletonLoad> measureWith(ir::Op op, std::span<const int64_t> params,
+                                                std::span<const cost::ChildShape> kids, const ir::Type* type,
+                                                bool intermediate, int stepsPerCall);
   ir::Context ctx_;
   lower::LowerOptions options_;
   lower::AccessCounter counts_;  // shared by every measurement and its read passes: layers read alike

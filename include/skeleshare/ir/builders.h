@@ -13,6 +13,9 @@ const Term* dotF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* 
 /// cMvF[M, N] = \mat: M x N x A. \vec: N x B. Mv(mat, vec, dotF with P = M).
 const Term* cMvF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* b);
 
+/// mvF[M, N, P]: cMvF with dotF's P rows a step, so ceil(M / P) steps a call.
+const Term* mvF(Context& ctx, int64_t m, int64_t n, const Type* a, const Type* b, int64_t p);
+
 /// pMvF[P, C, M, N]: like cMvF, but with ParallelPartialDot[P, C] (Fig. 11).
 const Term* pMvF(Context& ctx, int64_t m, int64_t n, int64_t c, const Type* a, const Type* b);
 
