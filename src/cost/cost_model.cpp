@@ -463,17 +463,16 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
     const int64_t den = satMul(kInterferenceDen, f.den);
     // The steps interfere with the port only when a late line can stall them. If they do
     // only at one step a call (T(f) = 1), the lowering replays the call's operands at two
-    // or more: the floor is then that of one step a call, which the steps' own floors
-    // exceed at two.
+    // or more: the floor is then that of one step a call, a constant that at two can
+    // only overstate the time (self-attention's projections: 231, beside their steps
+    // and fill's 239).
+    const int64_t beside =
+        satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead)));
+    const int64_t steps = satMul(kInterferenceNum, f.term.coef);  // times T(f)
     if (l->stepsStall && l->stepsStallAtTwoSteps)
-      t.floors.push_back({satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
-                          {{f.term.child, satMul(kInterferenceNum, f.term.coef), f.term.compute}},
-                          den});
+      t.floors.push_back({beside, {{f.term.child, steps, f.term.compute}}, den});
     else if (l->stepsStall)
-      t.floors.push_back({satAdd(satMul(f.den, satAdd(satMul(kInterferenceNum, satAdd(port, fill)), satMul(kInterferenceDen, overhead))),
-                                 satMul(kInterferenceNum, f.term.coef)),
-                          {},
-                          den});
+      t.floors.push_back({satAdd(beside, steps), {}, den});
     if (fill > 0)
       t.floors.push_back({satMul(f.den, satAdd(fill - perStep, overhead)),
                           {{f.term.child, satAdd(f.term.coef, satMul(perStep, f.den)), f.term.compute}},

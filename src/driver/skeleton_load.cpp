@@ -40,8 +40,10 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
                                                  int stepsPerCall) {
   // A user map that reduces its elements and a user fold: a sum in their place, which the
   // lowering builds as the same reduction unit as a maximum (docs/lowering.md).
-  if ((op == Op::Map || op == Op::Reduce) && stepsPerCall != 1) return nullptr;
-  if (op == Op::Map || op == Op::Reduce) f = local(f);  // built from its types, in this context
+  if (op == Op::Map || op == Op::Reduce) {
+    if (stepsPerCall != 1) return nullptr;
+    f = local(f);  // built from its types, in this context
+  }
   if (op == Op::Map) return f && f->isFun() ? reductionFunction(f->param(), f->result()) : nullptr;
   if (op == Op::Reduce)
     return f && f->isFun() && f->result()->isFun() ? sumFold(f->param(), f->result()->param()) : nullptr;
@@ -52,22 +54,17 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
   const auto as = a->shape(), bs = b->shape();
   const Type* sa = a->scalar();
   const Type* sb = b->scalar();
-  // the rows a step of a dot over `rows` rows
-  auto perStep = [stepsPerCall](int64_t rows) { return (rows + stepsPerCall - 1) / stepsPerCall; };
-  if (stepsPerCall != 1) {
-    const bool mvF = op == Op::Conv || op == Op::Conv1DW || op == Op::Conv1DH || op == Op::Mm || op == Op::TiledMv ||
-                     op == Op::TiledMvRows || op == Op::PaddedMv || op == Op::PaddedMvRows;
-    if (op == Op::Mv && as.size() == 2 && bs == as && as[0] >= stepsPerCall)
-      return ir::dotF(ctx_, as[0], as[1], sa, sb, perStep(as[0]));
-    if (mvF && as.size() == 2 && bs.size() == 1 && bs[0] == as[1] && as[0] >= stepsPerCall)
-      return ir::mvF(ctx_, as[0], as[1], sa, sb, perStep(as[0]));
-    return nullptr;
-  }
+  // At stepsPerCall steps a call, a dot's and an mvF's rows are split among the steps; the
+  // other functions have no rows to split.
+  const bool oneStep = stepsPerCall == 1;
+  auto rowsPerStep = [stepsPerCall](int64_t rows) { return (rows + stepsPerCall - 1) / stepsPerCall; };
   switch (op) {
     case Op::Mv:
-      if (as.size() == 2 && bs == as) return ir::dotF(ctx_, as[0], as[1], sa, sb, as[0]);
+      if (as.size() == 2 && bs == as && as[0] >= stepsPerCall)
+        return ir::dotF(ctx_, as[0], as[1], sa, sb, rowsPerStep(as[0]));
       return nullptr;
     case Op::ParallelConv: {
+      if (!oneStep) return nullptr;
       auto w = kids[1].type->shape();
       if (as.size() != 2 || bs.size() != 1 || w.size() != 4) return nullptr;
       const int64_t n = w[1] * w[2] * w[3];
@@ -82,7 +79,8 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
     case Op::TiledMvRows:
     case Op::PaddedMv:
     case Op::PaddedMvRows:
-      if (as.size() == 2 && bs.size() == 1 && bs[0] == as[1]) return ir::cMvF(ctx_, as[0], as[1], sa, sb);
+      if (as.size() == 2 && bs.size() == 1 && bs[0] == as[1] && as[0] >= stepsPerCall)
+        return ir::mvF(ctx_, as[0], as[1], sa, sb, rowsPerStep(as[0]));
       return nullptr;
     case Op::TiledConvHW:
     case Op::TiledConvICH:
@@ -92,16 +90,17 @@ const ir::Term* SkeletonLoads::canonicalFunction(Op op, const Type* f, std::span
     case Op::PaddedConvOCH:
     case Op::PaddedConvKS:
     case Op::PairedConvW:
-      if (as.size() == 3 && bs.size() == 4 && bs[1] == bs[2] && bs[3] == as[2])
+      if (oneStep && as.size() == 3 && bs.size() == 4 && bs[1] == bs[2] && bs[3] == as[2])
         return ir::cConvF(ctx_, as[0], as[1], as[2], bs[0], bs[1], sa, sb);
       return nullptr;
     case Op::TiledMmW:
     case Op::TiledMmH:
     case Op::TiledMmK:
-      if (as.size() == 2 && bs.size() == 2 && as[1] == bs[1]) return ir::cMmF(ctx_, bs[0], as[0], as[1], sa, sb);
+      if (oneStep && as.size() == 2 && bs.size() == 2 && as[1] == bs[1])
+        return ir::cMmF(ctx_, bs[0], as[0], as[1], sa, sb);
       return nullptr;
     case Op::TransposedConv1DW:
-      if (as.size() == 2 && bs.size() == 1) return ir::cConv1DWF(ctx_, as[0], as[1], bs[0], sa, sb);
+      if (oneStep && as.size() == 2 && bs.size() == 1) return ir::cConv1DWF(ctx_, as[0], as[1], bs[0], sa, sb);
       return nullptr;
     default:
       return nullptr;
