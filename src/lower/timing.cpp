@@ -211,6 +211,39 @@ int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& coun
   return runs;
 }
 
+int64_t drainCycles(const cost::UnitLoad& load, const cost::MemorySystem& memory) {
+  return load.depth - kReadStages + memory.latency;
+}
+
+cost::OverlappingUnit overlapQuantities(const Unit& unit, const cost::UnitLoad& load, int64_t cycles,
+                                        const cost::MemorySystem& memory) {
+  cost::OverlappingUnit o;
+  o.cycles = cycles;
+  o.lead = load.replayFill + kReadStages + memory.latency;
+  o.fill = load.replayFill;
+  // a call's steps: one per result of its instance
+  o.steps = unit.call ? unit.nodes.at(unit.call->datapath.back()).type.streamSteps() : 0;
+  o.drain = drainCycles(load, memory);
+  o.port = cost::portCycles(load.lines, memory);
+  o.portTail = load.depth + memory.latency;
+  o.stalled = load.stalled;
+  return o;
+}
+
+int64_t fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_t>& reads, const cost::UnitLoad& load,
+                const cost::MemorySystem& memory) {
+  int64_t fedLines = 0, fedLatency = 0, replayLeft = 0;
+  for (uint32_t read : reads) {
+    const Buffer& b = prog.buffers.at(static_cast<size_t>(unit.nodes.at(read).buffer));
+    fedLines = fedLines == 0 ? bufferLines(b) : std::min(fedLines, bufferLines(b));
+    if (b.memory == Memory::OffChip) fedLatency = memory.latency;
+    replayLeft = std::max(replayLeft, replayAfterLastLine(prog, unit, read));
+  }
+  if (fedLines == 0) return 0;
+  const int64_t lastLine = std::max((load.busiest + fedLines - 1) / fedLines, replayLeft);
+  return lastLine + load.depth + fedLatency;
+}
+
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory) {
   AccessCounter counts;
   return estimateCycles(prog, memory, counts);
@@ -226,10 +259,6 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
   // per unit: when its instance has taken all its steps, and the port all its lines, at
   // the earliest
   std::vector<int64_t> taken, ported;
-  // a call's steps: one per result of its instance
-  auto steps = [&](const Unit& u) { return u.call ? u.nodes.at(u.call->datapath.back()).type.streamSteps() : 0; };
-  // after a unit's last input: its stages after the reads and the memory's latency
-  auto drain = [&](const cost::UnitLoad& load) { return load.depth - kReadStages + memory.latency; };
   for (size_t i = 0; i < prog.units.size(); ++i) {
     const Unit& u = prog.units[i];
     e.loads.push_back(unitLoad(prog, u, counts, memory));
@@ -237,15 +266,7 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     const int64_t cycles = e.perUnit.back();
     const cost::UnitLoad& load = e.loads.back();
     e.oneAfterAnother += cycles + cost::kUnitSwitch;
-    cost::OverlappingUnit unit;
-    unit.cycles = cycles;
-    unit.lead = load.replayFill + kReadStages + memory.latency;
-    unit.fill = load.replayFill;
-    unit.steps = steps(u);
-    unit.drain = drain(load);
-    unit.port = cost::portCycles(load.lines, memory);
-    unit.portTail = load.depth + memory.latency;
-    unit.stalled = load.stalled;
+    cost::OverlappingUnit unit = overlapQuantities(u, load, cycles, memory);
     if (prog.firstShared(i) == i) {
       unit.start = i == 0 ? 0 : end.back() + cost::kUnitSwitch;
       start.push_back(unit.start);
@@ -259,28 +280,19 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     const bool handover = u.call && prev.call && u.call->instance == prev.call->instance;
     cost::Neighbour prevUnit;
     prevUnit.end = end[i - 1];
-    // Fed by the neighbour, the unit's last inputs wait for its last line: after it, the
-    // unit's share of work on that line (all of it for a buffer of one line), its pipeline
-    // and, for a buffer off chip, the memory's latency are left.
-    // A replayed read waits longer: its block replays once whole (replayAfterLastLine).
-    int64_t fedLines = 0, fedLatency = 0, replayLeft = 0;
-    for (const auto& [read, write] : gatedReads(prog, i)) {
-      const Buffer& b = prog.buffers.at(static_cast<size_t>(u.nodes.at(read).buffer));
-      fedLines = fedLines == 0 ? bufferLines(b) : std::min(fedLines, bufferLines(b));
-      if (b.memory == Memory::OffChip) fedLatency = memory.latency;
-      replayLeft = std::max(replayLeft, replayAfterLastLine(prog, u, read));
-    }
-    prevUnit.feeds = fedLines > 0;
-    const int64_t lastLine = std::max(fedLines > 0 ? (load.busiest + fedLines - 1) / fedLines : 0, replayLeft);
+    // Fed by the neighbour, the unit's last inputs wait for its last line (fedTail).
+    std::vector<uint32_t> fed;
+    for (const auto& [read, write] : gatedReads(prog, i)) fed.push_back(read);
+    prevUnit.feeds = !fed.empty();
+    unit.tail = fedTail(prog, u, fed, load, memory);
     prevUnit.sharesInstance = handover;
     // handed over stream by stream, the instance is free once the neighbour's last input
     // is in: its stages after the reads and the memory's latency are left
-    if (handsOverStreams(prog, i)) prevUnit.drain = drain(e.loads[i - 1]);
+    if (handsOverStreams(prog, i)) prevUnit.drain = drainCycles(e.loads[i - 1], memory);
     // interleaved step by step, the unit takes the steps its neighbour leaves free
     prevUnit.interleaves = interleavesSteps(prog, i);
     prevUnit.stepsTaken = taken[i - 1];
     prevUnit.portDone = ported[i - 1];
-    unit.tail = lastLine + load.depth + fedLatency;
     start.push_back(unit.start);
     end.push_back(cost::overlappedEnd(unit, prevUnit));
     taken.push_back(cost::stepsTaken(unit, prevUnit));

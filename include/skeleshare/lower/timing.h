@@ -26,6 +26,22 @@ std::vector<bool> stallingStages(const Program& prog, const Unit& unit);
 /// an on-chip buffer's lines where they are more (one a cycle).
 int64_t freshReadRuns(const Program& prog, const Unit& unit, AccessCounter& counts);
 
+/// The quantities cost::overlappedEnd takes of a unit with `load` and `cycles` alone, but
+/// its start and, fed by its neighbour, its tail (fedTail): its lead, fill, steps through
+/// its call's instance, drain, port and pipeline after its last line. The schedule's
+/// estimate and the extractor's oracle both take them from here.
+cost::OverlappingUnit overlapQuantities(const Unit& unit, const cost::UnitLoad& load, int64_t cycles,
+                                        const cost::MemorySystem& memory);
+/// After its last input: the unit's stages after the reads and the memory's latency.
+int64_t drainCycles(const cost::UnitLoad& load, const cost::MemorySystem& memory);
+/// Fed by its neighbour through `reads` (nodes of the unit that read what the neighbour
+/// writes, each line once written): what is left of the unit after the neighbour's last
+/// line, or 0 without such reads. Its share of work on one line of the smallest such buffer
+/// (all of it for a buffer of one line), a replayed read's blocks from the one that holds
+/// the last line on, its pipeline and, for a buffer off chip, the memory's latency.
+int64_t fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_t>& reads, const cost::UnitLoad& load,
+                const cost::MemorySystem& memory);
+
 struct CycleEstimate {
   std::vector<cost::UnitLoad> loads;
   std::vector<int64_t> perUnit;  // cycles of each unit
