@@ -417,6 +417,7 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
     }
   }
   if (!unitStart) return;
+  c.startsUnit = true;
   std::vector<ChildShape> shapes(children.begin(), children.end());
   if (shapes.size() != kids.size()) shapes = plain;
   std::optional<SkeletonLoad> l = oracle_(op, params, shapes, type, intermediate);
@@ -478,6 +479,30 @@ void CostModel::addHardware(NodeCost& c, Op op, std::span<const int64_t> params,
                           {{f.term.child, satAdd(f.term.coef, satMul(perStep, f.den)), f.term.compute}},
                           f.den});
   }
+  if (overlap() && kids.size() == 3 && !reducingMap) {
+    // Handed over from the caller before it, the unit hides its lead and that caller's
+    // drain and switch (the extractor charges the largest drain; each caller's own stands
+    // in for its neighbour's): its time less that, but never less than its steps, which
+    // the instance takes one a cycle, nor its tail after the unit that feeds it.
+    const int64_t credit = handoverCredit(l->lead, l->drain);
+    NodeCost::Overlap o{l->lead, l->drain, t};
+    CostExpr& x = o.exposed;
+    auto less = [](int64_t v, int64_t k) { return v >= kCostCap ? v : v - k; };  // infinite stays
+    x.constant = less(x.constant, credit);
+    for (CostExpr::Floor& f : x.floors) f.constant = less(f.constant, satMul(f.den, credit));
+    x.floors.push_back({0, {}, 1});
+    x.floors.push_back({l->fedTail, {}, 1});
+    for (const Compute& f : compute) {
+      x.floors.push_back({0, {f.term}, f.den});
+      // fed: the busiest stage, the steps and the fill at least, over the fed lines, then
+      // the pipeline
+      if (l->fedLines > 0)
+        x.floors.push_back({satMul(f.den, satAdd(fill, satMul(l->fedLines, l->fedAfter))),
+                            {f.term},
+                            satMul(f.den, l->fedLines)});
+    }
+    c.overlap = std::move(o);
+  }
 }
 
 bool isFoldedView(Op op) { return op == Op::Pad || op == Op::Transpose || op == Op::Flatten; }
@@ -537,11 +562,29 @@ struct DesignWalker {
   struct Unit {
     uint32_t depth;  // number of enclosing binders (lambdas and lets) at the let's body
     int64_t time, compute;
+    const ir::Term* let;
   };
+
+  /// The let a unit's function child names, or nullptr.
+  const ir::Term* calledLet(const ir::Term* t) const {
+    if (t->numChildren() <= NodeCost::kFunctionChild) return nullptr;
+    const ir::Term* f = t->child(NodeCost::kFunctionChild);
+    if (f->op() != Op::Var) return nullptr;
+    const size_t depth = binders.size(), idx = static_cast<size_t>(f->varIndex());
+    if (idx >= depth || binders[depth - 1 - idx] < 0) return nullptr;
+    return units[static_cast<size_t>(binders[depth - 1 - idx])].let;
+  }
   std::vector<Unit> units;  // outermost first
   // For each binder on the current path: index into units, or -1 for an ordinary lambda.
   std::vector<int> binders;
   std::unordered_map<uint32_t, Walked> memo;  // closed terms without lets, by term id
+  // Handovers (--overlap, NodeCost::overlap). Walking one after another: the let every
+  // unit calls so far (nullptr: none yet), and whether one unit calls no let or another.
+  const ir::Term* chainLet = nullptr;
+  bool chainBroken = false;
+  // Walking again with the callers of `creditLet` credited: the largest lead and drain.
+  const ir::Term* creditLet = nullptr;
+  int64_t lead = 0, drain = 0;
 
   Walked walk(const ir::Term* t) {
     // A closed term cannot name a let-bound unit, so its cost is context-free; it is
@@ -566,7 +609,7 @@ struct DesignWalker {
       Walked v = walk(t->child(1));
       for (int d = 0; d < kDims; ++d) result.fixed[d] = satAdd(result.fixed[d], d == kTime ? 0 : v.use[d]);
       ++result.sharedUnits;
-      units.push_back({static_cast<uint32_t>(binders.size()), v.use[kTime], v.compute});
+      units.push_back({static_cast<uint32_t>(binders.size()), v.use[kTime], v.compute, t});
       binders.push_back(static_cast<int>(units.size() - 1));
       out = walk(t->child(0)->body());
       binders.pop_back();
@@ -583,6 +626,16 @@ struct DesignWalker {
         compute.push_back(k.compute);
       }
       for (int d = 0; d < kDims; ++d) out.use[d] = nc.dim[d].evaluate(use[d], compute);
+      if (nc.startsUnit) {
+        const ir::Term* let = nc.overlap ? calledLet(t) : nullptr;
+        if (!let || (chainLet && chainLet != let)) chainBroken = true;
+        chainLet = let;
+        if (let && let == creditLet) {
+          out.use[kTime] = nc.overlap->exposed.evaluate(use[kTime], compute);
+          lead = std::max(lead, nc.overlap->lead);
+          drain = std::max(drain, nc.overlap->drain);
+        }
+      }
       out.compute = nc.computeTime(use[kTime], compute, out.use[kTime]);
     }
     if (memoable && result.sharedUnits == unitsBefore) memo.emplace(t->id(), out);
@@ -608,8 +661,18 @@ DesignCost designCost(const CostModel& model, const ir::Term* term) {
     if (passesItsOutputOn(t->op(), fun))
       for (size_t i = 0; i < t->numChildren(); ++i) pending.push_back(t->child(i));
   }
-  DesignWalker w{model, std::move(outputs), {}, {}, {}, {}};
+  DesignWalker w{model, outputs, {}, {}, {}, {}};
   w.result.use = w.walk(term).use;
+  w.result.oneAfterAnother = w.result.use[kTime];
+  if (model.overlap() && w.chainLet && !w.chainBroken) {
+    // Every unit calls one let: walked again with its callers credited (the extractor's
+    // evaluation, extract/selection.cpp), the design takes the less of the two times.
+    DesignWalker credited{model, std::move(outputs), {}, {}, {}, {}};
+    credited.creditLet = w.chainLet;
+    const int64_t walked = credited.walk(term).use[kTime];  // before its lead and drain are read
+    const int64_t t = satAdd(walked, handoverCredit(credited.lead, credited.drain));
+    w.result.use[kTime] = std::min(w.result.use[kTime], t);
+  }
   return w.result;
 }
 

@@ -72,4 +72,18 @@ int64_t overlappedEnd(const OverlappingUnit& unit, const Neighbour& prev) {
   return end;
 }
 
+int64_t handoverCredit(int64_t lead, int64_t neighbourDrain) {
+  // A neighbour that has held the instance long enough, and a unit whose time alone
+  // covers its lead: nothing but the handover binds.
+  Neighbour prev;
+  prev.sharesInstance = true;
+  prev.drain = neighbourDrain;
+  prev.end = neighbourDrain + lead;
+  OverlappingUnit unit;
+  unit.lead = lead;
+  unit.cycles = lead + 1;
+  const int64_t afterIt = prev.end + kUnitSwitch + unit.cycles;
+  return afterIt - overlappedEnd(unit, prev);
+}
+
 }  // namespace skeleshare::cost

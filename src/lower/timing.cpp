@@ -230,7 +230,7 @@ cost::OverlappingUnit overlapQuantities(const Unit& unit, const cost::UnitLoad& 
   return o;
 }
 
-int64_t fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_t>& reads, const cost::UnitLoad& load,
+FedTail fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_t>& reads, const cost::UnitLoad& load,
                 const cost::MemorySystem& memory) {
   int64_t fedLines = 0, fedLatency = 0, replayLeft = 0;
   for (uint32_t read : reads) {
@@ -239,9 +239,8 @@ int64_t fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_
     if (b.memory == Memory::OffChip) fedLatency = memory.latency;
     replayLeft = std::max(replayLeft, replayAfterLastLine(prog, unit, read));
   }
-  if (fedLines == 0) return 0;
-  const int64_t lastLine = std::max((load.busiest + fedLines - 1) / fedLines, replayLeft);
-  return lastLine + load.depth + fedLatency;
+  if (fedLines == 0) return {};
+  return {fedLines, std::max((load.busiest + fedLines - 1) / fedLines, replayLeft), load.depth + fedLatency};
 }
 
 CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memory) {
@@ -284,7 +283,7 @@ CycleEstimate estimateCycles(const Program& prog, const cost::MemorySystem& memo
     std::vector<uint32_t> fed;
     for (const auto& [read, write] : gatedReads(prog, i)) fed.push_back(read);
     prevUnit.feeds = !fed.empty();
-    unit.tail = fedTail(prog, u, fed, load, memory);
+    unit.tail = fedTail(prog, u, fed, load, memory).cycles();
     prevUnit.sharesInstance = handover;
     // handed over stream by stream, the instance is free once the neighbour's last input
     // is in: its stages after the reads and the memory's latency are left

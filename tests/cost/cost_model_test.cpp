@@ -171,6 +171,18 @@ TEST(Device, StagesThatWaitOnLinesWaitWhileTheNeighbourHoldsThePort) {
 }
 
 // A layer's bound: its MACs over the multipliers, or its weights over the port.
+// Handed a shared instance by the unit before it, a unit starts its lead while that one
+// runs and takes the instance when its last input is in: it saves its lead and the
+// neighbour's drain and switch, which the extractor credits to every caller of it.
+TEST(Device, AHandedOverUnitSavesItsLeadAndTheNeighboursDrainAndSwitch) {
+  EXPECT_EQ(handoverCredit(20, 25), 20 + 25 + kUnitSwitch);
+  EXPECT_EQ(handoverCredit(0, 0), kUnitSwitch);
+  // the unit of 80 cycles, 20 of them its lead, beside a neighbour that ends at 100 and
+  // lets the instance go 25 cycles before: it ends the credit before its end after it
+  const OverlappingUnit unit{.start = 0, .cycles = 80, .lead = 20};
+  EXPECT_EQ(overlappedEnd(unit, {100, false, true, 25}) + handoverCredit(20, 25), 100 + kUnitSwitch + 80);
+}
+
 TEST(Device, LayerBoundIsComputeOrWeightTraffic) {
   MemorySystem m = memorySystem(findDevice(kDefaultDevice, SKELESHARE_SOURCE_DIR));
   // self-attention's Q projection on 2,048 multipliers: 128 cycles of compute, its
@@ -398,6 +410,54 @@ TEST_F(CostTest, StepsThatStallOnlyAtOneStepACallAndAFillThatGrowsWithTheSteps) 
   // a fill of 40 more for the second step: 16 steps after 80 cycles of fill
   EXPECT_EQ(time(mm(32), false, 40), 96 + overhead);
   EXPECT_EQ(time(mm(64), false, 40), 62 + overhead);
+}
+
+// With --overlap a unit-starting skeleton also has its time as a caller that a neighbour
+// hands its shared instance to: less the credit, but no less than its steps or its tail
+// after the unit that feeds it.
+TEST_F(CostTest, AHandedOverCallerIsCreditedItsLeadAndDrainButNotBelowItsStepsOrFedTail) {
+  // 8 calls of a dot over 64 rows, all of them a step: 8 steps
+  const ir::Term* mm = ctx.op(Op::Mm, {in("x", {8, 64}), in("w", {64, 64}), ir::mvF(ctx, 64, 64, i8, i8, 64)});
+  struct Given {
+    int64_t lead, drain, fedTail = 0, fedLines = 0, fedAfter = 0;
+  };
+  auto costs = [&](Given g, bool overlap) {
+    CostModel m{arria()};
+    m.setOverlap(overlap);
+    m.setLoadOracle([=](Op op, std::span<const int64_t>, std::span<const ChildShape>, const ir::Type*,
+                        bool) -> std::optional<SkeletonLoad> {
+      SkeletonLoad l;
+      if (op != Op::Mm) return l;
+      l.load.lines = 35;  // 50 cycles of the port
+      l.load.replayFill = 10;
+      l.lead = g.lead;
+      l.drain = g.drain;
+      l.fedTail = g.fedTail;
+      l.fedLines = g.fedLines;
+      l.fedAfter = g.fedAfter;
+      return l;
+    });
+    std::vector<int64_t> use;
+    for (size_t i = 0; i < mm->numChildren(); ++i) use.push_back(designCost(m, mm->child(i)).use[kTime]);
+    return std::pair{m.nodeCost(mm), use};
+  };
+  auto [plain, use] = costs({30, 10}, false);
+  EXPECT_FALSE(plain.overlap);
+  EXPECT_TRUE(plain.startsUnit);
+  auto exposed = [&](Given g) {
+    auto [c, u] = costs(g, true);
+    EXPECT_EQ(c.dim[kTime], plain.dim[kTime]);  // its time as before
+    EXPECT_EQ(c.overlap->lead, g.lead);
+    EXPECT_EQ(c.overlap->drain, g.drain);
+    return c.overlap->exposed.evaluate(u);
+  };
+  const int64_t time = plain.dim[kTime].evaluate(use);
+  EXPECT_EQ(exposed({30, 10}), time - handoverCredit(30, 10));
+  EXPECT_EQ(exposed({500, 10}), 8);  // its steps
+  EXPECT_EQ(exposed({500, 10, 70}), 70);  // its fed tail as measured
+  // fed through one line: its busiest stage, the steps and the fill, then its pipeline
+  EXPECT_EQ(exposed({500, 10, 0, 1, 20}), 8 + 10 + 20);
+  EXPECT_EQ(exposed({500, 10, 0, 2, 20}), (8 + 10 + 1) / 2 + 20);
 }
 
 TEST(CostArith, Saturates) {

@@ -95,6 +95,24 @@ struct NodeCost {
   /// False when the load oracle (the lowering) refuses the node: no design may contain it,
   /// so the extractor never picks what the lowering cannot build.
   bool lowerable = true;
+  /// The node starts a unit of the hardware (a skeleton over data, a max-pool, a reducing
+  /// map): set with a load oracle.
+  bool startsUnit = false;
+  /// With --overlap, a unit-starting skeleton whose function child (child 2) may be a
+  /// shared instance: what its time becomes when every unit of the design calls that one
+  /// instance, so that each unit hands it over to the next (docs/cost-model.md, "Units that
+  /// start with the unit before them"). `exposed` is the node's time less its lead and its
+  /// drain and switch (cost::handoverCredit), but no less than its steps or, fed by the
+  /// unit that computes an operand, its fed tail; the first unit's lead and the last one's
+  /// drain and switch are charged once for the design (the extractor: the largest of each).
+  struct Overlap {
+    int64_t lead = 0;
+    int64_t drain = 0;
+    CostExpr exposed;
+    bool operator==(const Overlap&) const = default;
+  };
+  std::optional<Overlap> overlap;
+  static constexpr uint32_t kFunctionChild = 2;
 };
 
 /// The skeleton family of an operator, for --single-abstraction (docs/extraction.md):
@@ -132,6 +150,16 @@ struct SkeletonLoad {
   /// beyond the first (at most replayFill): a read that passes over all its lines once per
   /// step, as a transposed operand's does, fills the buffer once per step.
   int64_t fillPerStep = 0;
+  /// What a neighbour calling the same shared instance can hide (cost::overlappedEnd, with
+  /// --overlap): the unit's lead before its first step, its drain after its last, and, fed
+  /// by the unit that computes an operand, what is left after that unit's last line: its
+  /// work on one line of the smallest buffer it reads (`fedLines` lines: its busiest stage
+  /// over them, which grows with the function's steps), then `fedAfter` (its pipeline).
+  int64_t lead = 0;
+  int64_t drain = 0;
+  int64_t fedTail = 0;
+  int64_t fedLines = 0;
+  int64_t fedAfter = 0;
   /// The lowering refuses the node (it would refuse it in any design, e.g. a ParallelConv
   /// whose windows per call neither divide nor are a multiple of its output columns).
   bool refused = false;
@@ -175,6 +203,10 @@ class CostModel {
   /// Without one it is the paper's model (Fig. 14): compute alone.
   void setLoadOracle(LoadOracle oracle) { oracle_ = std::move(oracle); }
   bool hardwareModel() const { return static_cast<bool>(oracle_); }
+  /// With the hardware's model: price the units that start beside the unit before them and
+  /// hand their shared instance over to it (NodeCost::overlap; the lowering's --overlap).
+  void setOverlap(bool overlap) { overlap_ = overlap; }
+  bool overlap() const { return overlap_ && hardwareModel(); }
   /// Cycles a use of a shared unit adds: the paper's COMMUNICATION_COST in its model, 0 in
   /// the hardware's (a call pays its unit's fill and drain at its call site).
   int64_t communicationCost() const { return hardwareModel() ? 0 : kCommunicationCost; }
@@ -198,6 +230,7 @@ class CostModel {
                    bool intermediate) const;
   Device device_;
   LoadOracle oracle_;
+  bool overlap_ = false;
 };
 
 /// Cost of a closed term read as a design: App(Lam(T, body), value) is a `let` binding a
@@ -210,6 +243,9 @@ struct DesignCost {
   std::array<int64_t, kDims> fixed{};  // sum of the shared units' in-place costs
   int64_t total(int d) const { return d == kTime ? use[kTime] : satAdd(use[d], fixed[d]); }
   size_t sharedUnits = 0;
+  /// The time with the units one after another; use[kTime] is less with --overlap where
+  /// every unit calls one shared unit and hands it over to the next (NodeCost::overlap).
+  int64_t oneAfterAnother = 0;
 };
 DesignCost designCost(const CostModel& model, const ir::Term* term);
 

@@ -129,6 +129,12 @@ int64_t portDone(const OverlappingUnit& unit, const Neighbour& prev);
 ///   the neighbour, whose lines go first.
 int64_t overlappedEnd(const OverlappingUnit& unit, const Neighbour& prev);
 
+/// What a unit with `lead` saves beside a neighbour that calls the same shared instance
+/// and lets it go `neighbourDrain` before its end, against starting after it: the
+/// overlappedEnd of a unit long enough to hide both (lead + neighbourDrain + kUnitSwitch).
+/// The extractor credits it to every caller of an instance that all units call.
+int64_t handoverCredit(int64_t lead, int64_t neighbourDrain);
+
 /// Cycles the port takes to move `lines` lines.
 int64_t portCycles(int64_t lines, const MemorySystem& memory);
 

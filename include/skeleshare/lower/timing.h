@@ -36,10 +36,16 @@ cost::OverlappingUnit overlapQuantities(const Unit& unit, const cost::UnitLoad& 
 int64_t drainCycles(const cost::UnitLoad& load, const cost::MemorySystem& memory);
 /// Fed by its neighbour through `reads` (nodes of the unit that read what the neighbour
 /// writes, each line once written): what is left of the unit after the neighbour's last
-/// line, or 0 without such reads. Its share of work on one line of the smallest such buffer
-/// (all of it for a buffer of one line), a replayed read's blocks from the one that holds
-/// the last line on, its pipeline and, for a buffer off chip, the memory's latency.
-int64_t fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_t>& reads, const cost::UnitLoad& load,
+/// line (`cycles`), or nothing without such reads. Its share of work on one line of the
+/// smallest such buffer (all of it for a buffer of one line) or a replayed read's blocks
+/// from the one that holds the last line on (`lastLine`), then its pipeline and, for a
+/// buffer off chip, the memory's latency (`after`).
+struct FedTail {
+  int64_t lines = 0;  // of the smallest buffer read; 0: not fed
+  int64_t lastLine = 0, after = 0;
+  int64_t cycles() const { return lines > 0 ? lastLine + after : 0; }
+};
+FedTail fedTail(const Program& prog, const Unit& unit, const std::vector<uint32_t>& reads, const cost::UnitLoad& load,
                 const cost::MemorySystem& memory);
 
 struct CycleEstimate {
