@@ -52,7 +52,10 @@ class Encoding {
   z3::context& ctx() { return ctx_; }
   const z3::expr& budgetLiteral() const { return aBudget_; }
   const z3::expr& convLiteral() const { return aConv_; }
-  const z3::expr& rootTime() const { return t_[p_.root()]; }
+  /// The design's time: the root's, plus, where every unit calls one shared instance and
+  /// hands it over to the next (--overlap), the lead and the drain its callers' credits
+  /// left out, once (the largest of each).
+  const z3::expr& rootTime() const { return *objective_; }
   const z3::expr& totalDsps() const { return *dTotal_; }
   const z3::expr& totalConvUnits() const { return *uTotal_; }
   size_t bools() const { return bools_; }
@@ -189,13 +192,15 @@ class Encoding {
     return sum;
   }
 
-  /// Dimension d of the node's cost, or with `e` its compute time (d is kTime then).
-  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars, const CostExpr* computeExpr = nullptr) {
-    const CostExpr& e = computeExpr ? *computeExpr : pn.cost.dim[d];
+  /// Dimension d of the node's cost, or with `other` another expression of its time (d is
+  /// kTime then): its compute time (`tag` "c") or its credited time ("x").
+  z3::expr costExpr(const PNode& pn, int d, const std::vector<z3::expr>& vars, const CostExpr* other = nullptr,
+                    const char* tag = "c") {
+    const CostExpr& e = other ? *other : pn.cost.dim[d];
     z3::expr sum = affine(pn, d, vars, e.constant, e.linear);
     if (!e.floors.empty()) {
       // max(sum, ceil(floor_i / den_i)): an auxiliary above each (the objective keeps it tight)
-      z3::expr m = intVar(fmt::format("floor_{}{}_{}", d, computeExpr ? "c" : "", pn.id));
+      z3::expr m = intVar(fmt::format("floor_{}{}_{}", d, other ? tag : "", pn.id));
       s_.add(m >= sum);
       for (const CostExpr::Floor& f : e.floors) s_.add(num(f.den) * m >= affine(pn, d, vars, f.constant, f.linear));
       sum = m;
@@ -312,6 +317,8 @@ class Encoding {
       }
     }
 
+    const std::vector<int64_t> callee = handovers();
+
     // Costs: lower bounds on the use / fixed cost variables.
     for (uint32_t n = 0; n < nn; ++n) {
       const PNode& pn = p_.node(n);
@@ -319,6 +326,15 @@ class Encoding {
       const PClass& pc = p_.cls(c);
       if (pc.free) continue;
       z3::expr et = costExpr(pn, kTime, t_);
+      if (callee[n] >= 0) {
+        // A caller of the instance every unit calls takes its credited time.
+        const auto f = static_cast<uint32_t>(callee[n]);
+        const NodeCost::Overlap& o = *pn.cost.overlap;
+        z3::expr credited = *handover_ == num(callee[n] + 1) && share_[f];
+        et = z3::ite(credited, costExpr(pn, kTime, t_, &o.exposed, "x"), et);
+        s_.add(z3::implies(selN_[n] && credited,
+                           lead_.at(f) >= num(o.lead) && drain_.at(f) >= num(handoverCredit(0, o.drain))));
+      }
       // A class with compute times: every node bounds it, by its own or by its time.
       std::optional<z3::expr> ec;
       if (pc.hasCompute) ec = pn.cost.compute ? costExpr(pn, kTime, t_, &*pn.cost.compute) : et;
@@ -376,8 +392,38 @@ class Encoding {
     }
     dTotal_ = dSum;
     uTotal_ = uSum;
+    z3::expr objective = t_[p_.root()];
+    for (const auto& [f, lead] : lead_) objective = objective + lead + drain_.at(f);
+    objective_ = objective;
     s_.add(z3::implies(aBudget_, dSum <= num(opts_.dspBudget)));
     s_.add(z3::implies(aConv_, uSum <= num(opts_.maxConvUnits)));
+  }
+
+  /// With --overlap: per node, its handover callee (Problem::handoverCallee); and the
+  /// constraints that let the
+  /// design take the credit of one class f only if every unit it selects calls f
+  /// (`handover_` = f + 1; 0: no credit).
+  std::vector<int64_t> handovers() {
+    const size_t nn = p_.nodes().size();
+    std::vector<int64_t> callee(nn, -1);
+    for (uint32_t n = 0; n < nn; ++n)
+      if (!p_.cls(p_.node(n).cls).free) callee[n] = p_.handoverCallee(n);
+    if (std::all_of(callee.begin(), callee.end(), [](int64_t f) { return f < 0; })) return callee;
+    handover_ = intVar("handover");
+    const z3::expr none = *handover_ == num(0);
+    for (uint32_t n = 0; n < nn; ++n) {
+      const PNode& pn = p_.node(n);
+      if (p_.cls(pn.cls).free || !pn.cost.startsUnit) continue;
+      s_.add(z3::implies(selN_[n], callee[n] >= 0 ? none || *handover_ == num(callee[n] + 1) : none));
+      if (callee[n] < 0) continue;
+      const auto f = static_cast<uint32_t>(callee[n]);
+      if (lead_.count(f)) continue;
+      const std::string id = std::to_string(p_.cls(f).id);
+      lead_.emplace(f, intVar("lead" + id));
+      drain_.emplace(f, intVar("drain" + id));
+      s_.add(lead_.at(f) >= 0 && drain_.at(f) >= 0);
+    }
+    return callee;
   }
 
   z3::expr label(uint32_t c) {
@@ -395,7 +441,8 @@ class Encoding {
   z3::solver s_;
   z3::expr aBudget_, aConv_;
   std::vector<z3::expr> selC_, selN_, share_, t_, c_, d_, u_, fd_, fu_;
-  std::optional<z3::expr> dTotal_, uTotal_;
+  std::optional<z3::expr> dTotal_, uTotal_, objective_, handover_;
+  std::map<uint32_t, z3::expr> lead_, drain_;  // by callee class: the lead and drain charged once
   std::map<std::vector<uint32_t>, z3::expr> maxMemo_;
   std::map<uint32_t, z3::expr> labels_;
   size_t bools_ = 0, ints_ = 0, cuts_ = 0;

@@ -33,8 +33,10 @@ std::vector<uint8_t> reachableFrom(const Problem& p, uint32_t k) {
 
 /// One greedy pass. `allowedConv` empty = every convolution unit allowed, else only in the
 /// marked classes. A child marked in `amortise` is costed as shared (T + 5, no DSPs).
+/// With `leastTime` every node takes its least time (Problem::leastNodeTime) and the
+/// root's is stored there: the least tree time, as every value the pass sets is a tree's.
 Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allowedConv,
-               const std::vector<uint8_t>& amortise, uint64_t* steps = nullptr) {
+               const std::vector<uint8_t>& amortise, uint64_t* steps = nullptr, int64_t* leastTime = nullptr) {
   const size_t nc = p.classes().size();
   std::vector<double> score(nc, kInf);
   std::vector<int64_t> t(nc, 0), d(nc, 0), ct(nc, 0);  // time, DSPs, compute time
@@ -64,7 +66,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
           kd.push_back(sh ? 0 : d[k]);
         }
         if (!ok) continue;
-        int64_t nt = pn.cost.dim[kTime].evaluate(kt, kc);
+        int64_t nt = leastTime ? p.leastNodeTime(pn, kt, kc) : pn.cost.dim[kTime].evaluate(kt, kc);
         int64_t nd = lambda == 0 ? 0 : pn.cost.dim[kDsp].evaluate(kd);
         double s = static_cast<double>(nt) + lambda * static_cast<double>(nd);
         if (s < score[c]) {
@@ -80,13 +82,20 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
     if (!changed) break;
   }
   for (uint32_t c = 0; c < nc; ++c) sel.shared[c] = amortise[c];
+  if (leastTime) *leastTime = score[p.root()] == kInf ? kCostCap : t[p.root()];
   return sel;
 }
 
 /// Least tree time of the root when convolution units are allowed only in `allowed`
-/// (sharing ignored: it only adds time).
+/// (sharing ignored: it only adds time, but for a caller's handover credit, which the
+/// least node times take).
 int64_t treeMinTime(const Problem& p, const std::vector<uint8_t>& allowed) {
   std::vector<uint8_t> none(p.classes().size(), 0);
+  if (p.model().overlap()) {
+    int64_t least = kCostCap;
+    pass(p, 0.0, allowed, none, nullptr, &least);
+    return least;
+  }
   Selection s = pass(p, 0.0, allowed, none);
   if (s.chosen[p.root()] < 0) return kCostCap;
   Evaluation e = evaluate(p, s);
@@ -165,7 +174,7 @@ int64_t timeLowerBound(const Problem& p, int64_t maxConvUnits) {
   // instance of one: in place, or in the one shared unit that contains it. Either way every
   // convolution it computes goes through the convolution nodes of a single class B. The
   // least tree time with convolution nodes allowed only in B, minimised over B, bounds every
-  // such design from below (sharing only adds time).
+  // such design from below (sharing only adds time, or less than treeMinTime credits).
   int64_t lb = treeMinTime(p, std::vector<uint8_t>(nc, 0));
   if (maxConvUnits == 1) {
     for (uint32_t c = 0; c < nc; ++c) {

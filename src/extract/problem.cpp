@@ -46,7 +46,8 @@ constexpr uint32_t kNone = UINT32_MAX;
 bool dominates(const PNode& a, const PNode& b) {
   if (a.kids != b.kids) return false;
   if (familyOf(a.op) != familyOf(b.op)) return false;
-  if (a.cost.compute != b.cost.compute) return false;
+  if (a.cost.compute != b.cost.compute || a.cost.overlap != b.cost.overlap || a.cost.startsUnit != b.cost.startsUnit)
+    return false;
   for (int d = 0; d < kDims; ++d) {
     const CostExpr& x = a.cost.dim[d];
     const CostExpr& y = b.cost.dim[d];
@@ -617,10 +618,54 @@ void Problem::build(ClassId root) {
     }
   }
 
-  // 9. Lower bound on time: Bellman-Ford style fixpoint of the cheapest tree time.
+  // 9. The handover credits' callees, which lower the least times.
+  if (model_->overlap()) findHandovers();
+
+  // 10. Lower bound on time: Bellman-Ford style fixpoint of the cheapest tree time.
   minTime_ = leastTreeTime([](uint32_t, uint32_t) { return int64_t{-1}; }, {}, &minCompute_);
   if (onlyConv != egraph::kNoClass && opts_.convUnitLimit == 1 && index_[onlyConv] != kNone)
     raiseFloorsForOneUnit(index_[onlyConv]);
+}
+
+int64_t Problem::leastNodeTime(const PNode& pn, std::span<const int64_t> use, std::span<const int64_t> compute) const {
+  const int64_t t = pn.cost.dim[kTime].evaluate(use, compute);
+  if (handoverCallee(static_cast<uint32_t>(&pn - nodes_.data())) < 0) return t;
+  return std::min(t, pn.cost.overlap->exposed.evaluate(use, compute));
+}
+
+void Problem::findHandovers() {
+  callee_.assign(nodes_.size(), -1);
+  for (uint32_t n = 0; n < nodes_.size(); ++n) {
+    const PNode& pn = nodes_[n];
+    if (!pn.cost.overlap) continue;
+    const uint32_t f = pn.kids.at(cost::NodeCost::kFunctionChild);
+    if (classes_[f].shareable) callee_[n] = f;
+  }
+  // Whether the root has a design of the nodes `allowed` takes: a fixpoint from the leaves.
+  auto rootDerivable = [&](const std::function<bool(uint32_t)>& allowed) {
+    std::vector<uint8_t> ok(classes_.size(), 0);
+    for (bool changed = true; changed && !ok[root_];) {
+      changed = false;
+      for (uint32_t n = 0; n < nodes_.size(); ++n) {
+        const PNode& pn = nodes_[n];
+        if (ok[pn.cls] || !allowed(n)) continue;
+        if (std::all_of(pn.kids.begin(), pn.kids.end(), [&](uint32_t k) { return ok[k] != 0; }))
+          ok[pn.cls] = changed = true;
+      }
+    }
+    return ok[root_] != 0;
+  };
+  // Every design has a unit that calls no shared function (a max-pool, say): no credits.
+  if (!rootDerivable([&](uint32_t n) { return !nodes_[n].cost.startsUnit || callee_[n] >= 0; })) {
+    callee_.assign(nodes_.size(), -1);
+    return;
+  }
+  std::set<int64_t> callees(callee_.begin(), callee_.end());
+  for (int64_t f : callees) {
+    if (f < 0 || rootDerivable([&](uint32_t n) { return !nodes_[n].cost.startsUnit || callee_[n] == f; })) continue;
+    for (int64_t& c : callee_)
+      if (c == f) c = -1;
+  }
 }
 
 std::vector<int64_t> Problem::leastTreeTime(const std::function<int64_t(uint32_t, uint32_t)>& childTime,
@@ -646,7 +691,7 @@ std::vector<int64_t> Problem::leastTreeTime(const std::function<int64_t(uint32_t
           use.push_back(t >= 0 ? t : best[pn.kids[i]]);
           compute.push_back(bestCompute[pn.kids[i]]);
         }
-        const int64_t nt = pn.cost.dim[kTime].evaluate(use, compute);
+        const int64_t nt = leastNodeTime(pn, use, compute);
         b = std::min(b, nt);
         if (leastCompute) bc = std::min(bc, pn.cost.computeTime(use, compute, nt));
       }
@@ -711,7 +756,7 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
               use.push_back(none[k]);
               compute.push_back(minCompute_[k]);
             }
-            b = std::min(b, pn.cost.dim[kTime].evaluate(use, compute));
+            b = std::min(b, leastNodeTime(pn, use, compute));
             continue;
           }
           for (uint32_t j = 0; j < pn.kids.size(); ++j) {
@@ -722,7 +767,7 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
               use.push_back(i == j ? once[pn.kids[i]] : none[pn.kids[i]]);
               compute.push_back(minCompute_[pn.kids[i]]);
             }
-            b = std::min(b, pn.cost.dim[kTime].evaluate(use, compute));
+            b = std::min(b, leastNodeTime(pn, use, compute));
           }
         }
         if (b < once[ci]) {

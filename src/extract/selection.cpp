@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
+
 namespace skeleshare::extract {
 
 using namespace cost;
@@ -48,6 +51,43 @@ bool topoOrder(const Problem& p, const Selection& sel, std::vector<uint32_t>& or
     stack.pop_back();
   }
   return true;
+}
+
+/// With --overlap, where every unit of the design calls one shared instance (so each one
+/// hands it over to the next: NodeCost::overlap), the design's time with its callers
+/// credited, plus the lead and the drain charged once (the largest of each); else nothing.
+std::optional<int64_t> handedOverTime(const Problem& p, const Selection& sel, const Evaluation& e) {
+  auto chosen = [&](uint32_t c) { return static_cast<uint32_t>(sel.chosen[c]); };
+  std::optional<int64_t> f;
+  for (uint32_t c : e.order) {
+    if (!p.node(chosen(c)).cost.startsUnit) continue;
+    const int64_t k = p.handoverCallee(chosen(c));
+    if (k < 0 || !sel.shared[static_cast<uint32_t>(k)] || (f && *f != k)) return std::nullopt;
+    f = k;
+  }
+  if (!f) return std::nullopt;
+  const size_t nc = p.classes().size();
+  std::vector<int64_t> time(nc, 0), compute(nc, 0), kidTime, kidCompute;
+  int64_t lead = 0, drain = 0;
+  for (uint32_t c : e.order) {
+    const PNode& pn = p.node(chosen(c));
+    kidTime.clear();
+    kidCompute.clear();
+    for (uint32_t k : pn.kids) {
+      kidTime.push_back(time[k]);
+      kidCompute.push_back(compute[k]);
+    }
+    int64_t t = pn.cost.dim[kTime].evaluate(kidTime, kidCompute);
+    if (p.handoverCallee(chosen(c)) == *f) {
+      t = pn.cost.overlap->exposed.evaluate(kidTime, kidCompute);
+      lead = std::max(lead, pn.cost.overlap->lead);
+      drain = std::max(drain, pn.cost.overlap->drain);
+    }
+    const int64_t k = sel.shared[c] ? p.model().communicationCost() : 0;
+    compute[c] = satAdd(pn.cost.computeTime(kidTime, kidCompute, t), k);
+    time[c] = satAdd(t, k);
+  }
+  return satAdd(time[p.root()], handoverCredit(lead, drain));
 }
 
 }  // namespace
@@ -123,6 +163,9 @@ Evaluation evaluate(const Problem& p, Selection& sel) {
   e.total[kTime] = e.use[p.root()][kTime];
   e.total[kDsp] = satAdd(e.use[p.root()][kDsp], fixed[kDsp]);
   e.total[kConvUnits] = satAdd(e.use[p.root()][kConvUnits], fixed[kConvUnits]);
+  e.oneAfterAnother = e.total[kTime];
+  if (p.model().overlap())
+    if (std::optional<int64_t> t = handedOverTime(p, sel, e); t && *t < e.total[kTime]) e.total[kTime] = *t;
   e.valid = true;
   return e;
 }

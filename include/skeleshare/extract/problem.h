@@ -103,13 +103,22 @@ class Problem {
   uint32_t indexOf(egraph::ClassId c) const;
   const ProblemStats& stats() const { return stats_; }
   /// The lowest use time of each class over all selections, sharing ignored (sharing only
-  /// adds time): a lower bound on any design's time.
+  /// adds time, but for a caller's handover credit, which leastNodeTime takes): a lower
+  /// bound on any design's time.
   const std::vector<int64_t>& minTime() const { return minTime_; }
   /// The lowest compute time of each class, likewise.
   const std::vector<int64_t>& minCompute() const { return minCompute_; }
   /// With limits: the fewest convolution units any design of the root needs (a lower
   /// bound; exact without sharing), computed before any node was dropped.
   int64_t rootMinConvUnits() const { return rootMinConvUnits_; }
+  /// With --overlap: the shareable function class that node n calls and may be credited
+  /// for (cost::NodeCost::overlap), where some design has every unit call that class and
+  /// no other; else -1. Only such a design hands its instance over from unit to unit.
+  int64_t handoverCallee(uint32_t n) const { return callee_.empty() ? -1 : callee_[n]; }
+  /// The least time of a node given its children's: its time, or, when it has a handover
+  /// callee, its credited time (NodeCost::overlap), whichever is less. Lower bounds take
+  /// this one.
+  int64_t leastNodeTime(const PNode& pn, std::span<const int64_t> use, std::span<const int64_t> compute) const;
 
  private:
   void build(egraph::ClassId root);
@@ -121,6 +130,7 @@ class Problem {
                                      const std::function<int64_t(uint32_t, int64_t)>& classTime,
                                      std::vector<int64_t>* leastCompute = nullptr) const;
   void raiseFloorsForOneUnit(uint32_t unit);
+  void findHandovers();
   const egraph::EGraph* g_;
   const cost::CostModel* model_;
   ProblemOptions opts_;
@@ -129,6 +139,7 @@ class Problem {
   std::vector<PClass> classes_;
   std::vector<uint32_t> index_;  // by e-graph class id
   std::vector<int64_t> minTime_, minCompute_;
+  std::vector<int64_t> callee_;  // handoverCallee by node; empty without --overlap
   ProblemStats stats_;
   bool feasible_ = true;
   bool loweringExcludedAll_ = false;

@@ -23,7 +23,11 @@ struct Evaluation {
   bool valid = false;
   std::string error;  // why invalid: a cycle, a used class without a node, ...
   /// Totals: time = use_T(root); DSPs and conv units = use(root) + sum of fixed costs.
+  /// With --overlap the time is the less of that and, where every unit calls one shared
+  /// instance, the time with its callers' handover credits (cost::NodeCost::overlap).
   std::array<int64_t, cost::kDims> total{};
+  /// The time with the units one after another: use_T(root).
+  int64_t oneAfterAnother = 0;
   /// Classes used by the design, children before parents.
   std::vector<uint32_t> order;
   /// By class: copies of the class in the hardware (a class under a duplicated parent is
