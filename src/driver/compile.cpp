@@ -102,6 +102,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, const std::option
   cost::CostModel model(device);
   SkeletonLoads loads(device, boxReads);
   if (!o.paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
+  model.setOverlap(o.overlap);
   extract::ProblemOptions po;
   po.sharing = !o.noSharing;
   po.singleAbstraction = o.singleAbstraction;
@@ -166,6 +167,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, const std::option
   j["dsp_used"] = ok ? Json(r.evaluation.dsps()) : Json(nullptr);
   j["conv_units"] = ok ? Json(r.evaluation.convUnits()) : Json(nullptr);
   j["predicted_cycles"] = ok ? Json(r.evaluation.time()) : Json(nullptr);
+  j["predicted_cycles_one_after_another"] = ok ? Json(r.evaluation.oneAfterAnother) : Json(nullptr);
   performance(j, device, work, ok, ok ? r.evaluation.time() : 0, ok ? r.evaluation.dsps() : 0);
   j["optimal"] = ok && r.optimal;
   j["stopped_by"] = extract::limitName(r.stoppedBy);
@@ -262,8 +264,8 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, const std::option
 
 /// The cost model's figures for a module as written.
 void costAsWritten(const ir::Module& module, const std::optional<Workload>& work, const cost::Device& device, bool paperModel,
-                   bool boxReads, Compiled& c) {
-  const AsWrittenCost cost = predictAsWritten(module, device, paperModel, boxReads);
+                   bool boxReads, bool overlap, Compiled& c) {
+  const AsWrittenCost cost = predictAsWritten(module, device, paperModel, boxReads, overlap);
   const int64_t time = cost.cycles, dsps = cost.dsps;
   Json& j = c.report;
   j["status"] = "as_written";
@@ -276,10 +278,12 @@ void costAsWritten(const ir::Module& module, const std::optional<Workload>& work
 
 }  // namespace
 
-AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel, bool boxReads) {
+AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel, bool boxReads,
+                               bool overlap) {
   cost::CostModel model(device);
   SkeletonLoads loads(device, boxReads);
   if (!paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
+  model.setOverlap(overlap);
   AsWrittenCost c;
   for (const auto& out : module.outputs) {
     cost::DesignCost dc = cost::designCost(model, out.term);
@@ -347,11 +351,15 @@ std::optional<ReadShapes> readShapesNamedIn(std::istream& text) {
 
 namespace {
 
+/// The lowering's estimate that a compile's prediction is held to: with --overlap the
+/// prediction starts units beside the one before them, and so does the estimate; without
+/// it both run the units one after another.
+int64_t heldTo(const Compiled& c, bool overlap) { return overlap ? c.estimatedCycles : c.sequentialCycles; }
+
 /// Whether a compile's lowered design confirms its prediction (kConfirmTolerance).
-bool confirms(const Compiled& c) {
+bool confirms(const Compiled& c, bool overlap) {
   if (c.status != Status::Ok || c.predictedCycles <= 0) return false;
-  // the prediction runs the units one after another: so does the estimate it is held to
-  const double p = static_cast<double>(c.predictedCycles), e = static_cast<double>(c.sequentialCycles);
+  const double p = static_cast<double>(c.predictedCycles), e = static_cast<double>(heldTo(c, overlap));
   return std::abs(e - p) <= kConfirmTolerance * p;
 }
 
@@ -364,7 +372,7 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
   j["read_shapes"] = readShapesName(readShapesOf(boxReads));
   const ir::Module* toLower = &module;
   if (o.asWritten) {
-    costAsWritten(module, work, device, o.paperModel, boxReads, c);
+    costAsWritten(module, work, device, o.paperModel, boxReads, o.overlap, c);
   } else {
     if (!extractDesign(module, ctx, work, o, device, budget, boxReads, c)) return c;
     toLower = &*c.design;
@@ -426,10 +434,10 @@ Compiled compileWith(const ir::Module& module, ir::Context& ctx, const std::opti
     // The cycle model prices the widening rules' designs less well (rules/widening.rules):
     // say so when the lowering's count disagrees, with the default rules' suggestion.
     if (j.value("rule_stage", "") == "widened" && c.predictedCycles > 0 &&
-        static_cast<double>(c.sequentialCycles) > 1.15 * static_cast<double>(c.predictedCycles))
+        static_cast<double>(heldTo(c, o.overlap)) > 1.15 * static_cast<double>(c.predictedCycles))
       say(o, fmt::format("note: the widening rules' design is estimated at {:.1f}x its predicted cycles; without "
                          "them: {}",
-                         static_cast<double>(c.sequentialCycles) / static_cast<double>(c.predictedCycles),
+                         static_cast<double>(heldTo(c, o.overlap)) / static_cast<double>(c.predictedCycles),
                          j["default_rules_message"].get<std::string>()));
   } catch (const lower::LowerError& e) {
     c.status = Status::NotLowered;
@@ -496,14 +504,14 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional
   // function, and a box found there is not always one the design's loops allow
   // (docs/lowering.md, "Box reads"). Line reads are what the model prices well.
   Json attempts = Json::array();
-  const auto record = [&attempts](const Compiled& a, double seconds) {
+  const auto record = [&attempts, &o](const Compiled& a, double seconds) {
     const bool ok = a.status == Status::Ok;
     attempts.push_back({{"read_shapes", a.report.value("read_shapes", "")},
                         {"status", a.report.value("status", Json(nullptr))},
                         {"predicted_cycles", ok ? Json(a.predictedCycles) : Json(nullptr)},
                         {"estimated_cycles", ok ? Json(a.estimatedCycles) : Json(nullptr)},
                         {"estimated_cycles_one_after_another", ok ? Json(a.sequentialCycles) : Json(nullptr)},
-                        {"confirmed", confirms(a)},
+                        {"confirmed", confirms(a, o.overlap)},
                         {"seconds", ms(seconds)}});
   };
   auto t0 = std::chrono::steady_clock::now();
@@ -512,20 +520,20 @@ Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional
   // A budget no design fits is the same answer with either reads: the DSPs and the
   // convolution units do not depend on them.
   const bool provenNone = boxes.status == Status::NoDesign && boxes.report.value("stopped_by", "") == "none";
-  if (boxes.status == Status::BadInput || provenNone || confirms(boxes)) {
+  if (boxes.status == Status::BadInput || provenNone || confirms(boxes, o.overlap)) {
     c = std::move(boxes);
   } else {
     say(o, boxes.status == Status::Ok
                ? fmt::format("read shapes: the box-read design is estimated at {} cycles, predicted {}: compiling "
                              "again with line reads",
-                             boxes.sequentialCycles, boxes.predictedCycles)
+                             heldTo(boxes, o.overlap), boxes.predictedCycles)
                : fmt::format("read shapes: no box-read design ({}): compiling again with line reads", boxes.message));
     t0 = std::chrono::steady_clock::now();
     Compiled lines = compileWith(module, ctx, work, o, device, budget, false, c);
     record(lines, since(t0));
     // The confirmed one; else the faster hardware of the two; else whichever has a design.
     const bool bothOk = boxes.status == Status::Ok && lines.status == Status::Ok;
-    const bool takeLines = confirms(lines) || (bothOk && lines.estimatedCycles <= boxes.estimatedCycles) ||
+    const bool takeLines = confirms(lines, o.overlap) || (bothOk && lines.estimatedCycles <= boxes.estimatedCycles) ||
                            (!bothOk && boxes.status != Status::Ok);
     c = takeLines ? std::move(lines) : std::move(boxes);
   }

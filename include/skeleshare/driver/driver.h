@@ -61,8 +61,9 @@ struct CompileOptions {
   bool paperModel = false;
   ReadShapes readShapes = ReadShapes::Auto;
   /// A unit that may start with the unit before it does, where its RAMs fit the device
-  /// (lower/overlap.h). The lowering's estimate follows it; the extractor's prediction is
-  /// still that of units one after another.
+  /// (lower/overlap.h). The lowering's estimate follows it, and so does the extractor's
+  /// prediction where every unit calls one shared unit, which each hands over to the next
+  /// (cost::NodeCost::overlap); elsewhere the prediction runs the units one after another.
   bool overlap = false;
   std::string design = "design";  // the VHDL name prefix
   std::function<void(const std::string&)> progress;  // progress lines (may be empty)
@@ -108,13 +109,14 @@ struct Workload {
 Compiled compile(const ir::Module& module, ir::Context& ctx, const std::optional<Workload>& work, const CompileOptions& options);
 
 /// The cost model's cycles and DSP blocks for a module as written (its outputs one after
-/// another), with the hardware's cycle model unless `paperModel`.
+/// another), with the hardware's cycle model unless `paperModel`; with `overlap`, units that
+/// all call one shared unit hand it over to the next (cost::NodeCost::overlap).
 struct AsWrittenCost {
   int64_t cycles = 0;
   int64_t dsps = 0;
 };
 AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& device, bool paperModel = false,
-                               bool boxReads = false);
+                               bool boxReads = false, bool overlap = false);
 
 /// The files of a compile's output directory, relative paths to contents: design.ir,
 /// report.json, and for an emitted design vhdl/*.vhd, vhdl/files.txt,

@@ -16,7 +16,8 @@ void addCompileFlags(CLI::App& app, driver::CompileOptions& options);
 /// The help of --overlap (compile, sim, lower).
 inline constexpr const char* kOverlapHelp =
     "a unit starts with the unit before it where it may and its RAMs fit the device (its reads wait for the "
-    "lines they need); the estimate counts it, the extractor's prediction does not (docs/lowering.md)";
+    "lines they need); the estimate counts it, and so does the extractor's prediction where every unit calls one "
+    "shared unit and hands it over to the next (docs/lowering.md, docs/cost-model.md)";
 
 /// Adds --read-shapes (auto, boxes or lines), writing into `shapes`.
 CLI::Option* addReadShapesOption(CLI::App& app, driver::ReadShapes& shapes, const std::string& help);
