@@ -254,6 +254,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, const std::option
   opts["disabled_groups"] = o.disabled;
   opts["effort"] = o.effort;
   opts["timeout_seconds"] = o.timeout;
+  opts["overlap"] = o.overlap;
   j["options"] = opts;
   if (!ok) {
     c.status = Status::NoDesign;
