@@ -66,7 +66,7 @@ Selection pass(const Problem& p, double lambda, const std::vector<uint8_t>& allo
           kd.push_back(sh ? 0 : d[k]);
         }
         if (!ok) continue;
-        int64_t nt = leastTime ? p.leastNodeTime(pn, kt, kc) : pn.cost.dim[kTime].evaluate(kt, kc);
+        int64_t nt = leastTime ? p.leastNodeTime(n, kt, kc) : pn.cost.dim[kTime].evaluate(kt, kc);
         int64_t nd = lambda == 0 ? 0 : pn.cost.dim[kDsp].evaluate(kd);
         double s = static_cast<double>(nt) + lambda * static_cast<double>(nd);
         if (s < score[c]) {

@@ -627,9 +627,10 @@ void Problem::build(ClassId root) {
     raiseFloorsForOneUnit(index_[onlyConv]);
 }
 
-int64_t Problem::leastNodeTime(const PNode& pn, std::span<const int64_t> use, std::span<const int64_t> compute) const {
+int64_t Problem::leastNodeTime(uint32_t n, std::span<const int64_t> use, std::span<const int64_t> compute) const {
+  const PNode& pn = nodes_[n];
   const int64_t t = pn.cost.dim[kTime].evaluate(use, compute);
-  if (handoverCallee(static_cast<uint32_t>(&pn - nodes_.data())) < 0) return t;
+  if (handoverCallee(n) < 0) return t;
   return std::min(t, pn.cost.overlap->exposed.evaluate(use, compute));
 }
 
@@ -691,7 +692,7 @@ std::vector<int64_t> Problem::leastTreeTime(const std::function<int64_t(uint32_t
           use.push_back(t >= 0 ? t : best[pn.kids[i]]);
           compute.push_back(bestCompute[pn.kids[i]]);
         }
-        const int64_t nt = leastNodeTime(pn, use, compute);
+        const int64_t nt = leastNodeTime(n, use, compute);
         b = std::min(b, nt);
         if (leastCompute) bc = std::min(bc, pn.cost.computeTime(use, compute, nt));
       }
@@ -756,7 +757,7 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
               use.push_back(none[k]);
               compute.push_back(minCompute_[k]);
             }
-            b = std::min(b, leastNodeTime(pn, use, compute));
+            b = std::min(b, leastNodeTime(n, use, compute));
             continue;
           }
           for (uint32_t j = 0; j < pn.kids.size(); ++j) {
@@ -767,7 +768,7 @@ void Problem::raiseFloorsForOneUnit(uint32_t unit) {
               use.push_back(i == j ? once[pn.kids[i]] : none[pn.kids[i]]);
               compute.push_back(minCompute_[pn.kids[i]]);
             }
-            b = std::min(b, leastNodeTime(pn, use, compute));
+            b = std::min(b, leastNodeTime(n, use, compute));
           }
         }
         if (b < once[ci]) {

@@ -118,7 +118,7 @@ class Problem {
   /// The least time of a node given its children's: its time, or, when it has a handover
   /// callee, its credited time (NodeCost::overlap), whichever is less. Lower bounds take
   /// this one.
-  int64_t leastNodeTime(const PNode& pn, std::span<const int64_t> use, std::span<const int64_t> compute) const;
+  int64_t leastNodeTime(uint32_t n, std::span<const int64_t> use, std::span<const int64_t> compute) const;
 
  private:
   void build(egraph::ClassId root);
