@@ -101,6 +101,7 @@ bool extractDesign(const ir::Module& module, ir::Context& ctx, const std::option
   EffortLedger effort(o.effort);
   cost::CostModel model(device);
   SkeletonLoads loads(device, boxReads);
+  loads.measureOverlap(o.overlap);
   if (!o.paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   model.setOverlap(o.overlap);
   extract::ProblemOptions po;
@@ -283,6 +284,7 @@ AsWrittenCost predictAsWritten(const ir::Module& module, const cost::Device& dev
                                bool overlap) {
   cost::CostModel model(device);
   SkeletonLoads loads(device, boxReads);
+  loads.measureOverlap(overlap);
   if (!paperModel) model.setLoadOracle(SkeletonLoads::oracle(loads));
   model.setOverlap(overlap);
   AsWrittenCost c;

@@ -229,26 +229,30 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measureWith(Op op, std::span<co
     if (steps == 0) continue;
     cost::SkeletonLoad l{steps, lower::unitLoad(prog, u, counts_, options_.memory), lower::freshReadRuns(prog, u, counts_)};
     l.stepsStall = stepsStall;
-    // Beside a neighbour (--overlap): the lowering's own quantities, fed through the
-    // operands another unit computes.
-    const cost::OverlappingUnit o = lower::overlapQuantities(u, l.load, 0, options_.memory);
-    l.lead = o.lead;
-    l.drain = o.drain;
-    std::vector<uint32_t> fed;
-    for (uint32_t i = 0; i < u.nodes.size(); ++i) {
-      const lower::Node& n = u.nodes[i];
-      if (n.prim != lower::Prim::Read || n.buffer < 0) continue;
-      const std::string& name = prog.buffers.at(static_cast<size_t>(n.buffer)).name;
-      for (size_t k = 0; k < kids.size(); ++k)
-        if (kids[k].computed && name == fmt::format("x{}", k)) fed.push_back(i);
-    }
-    const lower::FedTail tail = lower::fedTail(prog, u, fed, l.load, options_.memory);
-    l.fedTail = tail.cycles();
-    l.fedLines = tail.lines;
-    l.fedAfter = tail.after;
+    if (overlap_) measureHandover(prog, u, kids, l);
     if (!out || l.load.busiest > out->load.busiest) out = l;
   }
   return out;
+}
+
+void SkeletonLoads::measureHandover(const lower::Program& prog, const lower::Unit& u,
+                                    std::span<const cost::ChildShape> kids, cost::SkeletonLoad& l) const {
+  const cost::OverlappingUnit o = lower::overlapQuantities(u, l.load, 0, options_.memory);
+  l.lead = o.lead;
+  l.drain = o.drain;
+  // fed through the operands that another unit computes
+  std::vector<uint32_t> fed;
+  for (uint32_t i = 0; i < u.nodes.size(); ++i) {
+    const lower::Node& n = u.nodes[i];
+    if (n.prim != lower::Prim::Read || n.buffer < 0) continue;
+    const std::string& name = prog.buffers.at(static_cast<size_t>(n.buffer)).name;
+    for (size_t k = 0; k < kids.size(); ++k)
+      if (kids[k].computed && name == fmt::format("x{}", k)) fed.push_back(i);
+  }
+  const lower::FedTail tail = lower::fedTail(prog, u, fed, l.load, options_.memory);
+  l.fedTail = tail.cycles();
+  l.fedLines = tail.lines;
+  l.fedAfter = tail.after;
 }
 
 std::optional<cost::SkeletonLoad> SkeletonLoads::operator()(Op op, std::span<const int64_t> params,

@@ -60,5 +60,33 @@ TEST_F(SkeletonLoadTest, ATransposedOperandFillsItsReplayBufferOncePerStepACall)
   EXPECT_EQ(l->fillPerStep, l->load.replayFill);
 }
 
+// With --overlap the oracle also measures what a neighbour that calls the same shared
+// instance can hide: the unit's lead and drain, and, fed through an operand another unit
+// computes (the scores' K), its tail after that unit's last line. Without it, none of them.
+TEST_F(SkeletonLoadTest, WithOverlapItMeasuresTheLeadTheDrainAndTheFedTail) {
+  auto plain = mm(shape(square, Op::Var, true));
+  ASSERT_TRUE(plain && !plain->refused);
+  EXPECT_EQ(plain->lead + plain->drain + plain->fedTail + plain->fedLines, 0);
+  SkeletonLoads handover{device, true};
+  handover.measureOverlap(true);
+  auto measure = [&](bool computed) {
+    const ir::Term* f = ir::cMvF(ctx, 64, 64, i8, i8);
+    const ir::Term* node = ctx.op(Op::Mm, {ctx.input("a", square), ctx.input("b", square), f});
+    const cost::ChildShape kids[] = {shape(square), shape(square, Op::Var, computed), shape(f->type())};
+    return handover(Op::Mm, {}, kids, node->type(), true);
+  };
+  auto fed = measure(true), unfed = measure(false);
+  ASSERT_TRUE(fed && unfed);
+  // the lead: the replay fill, the read's stages and the memory's latency
+  EXPECT_GT(fed->lead, fed->load.replayFill);
+  EXPECT_GT(fed->drain, 0);
+  EXPECT_EQ(unfed->fedTail, 0);
+  EXPECT_EQ(fed->fedLines, 64);  // K's 64 lines of 64 bytes
+  EXPECT_GE(fed->fedAfter, fed->load.depth);
+  // K is replayed as one block (lower::replayAfterLastLine): its replay after the last
+  // line, not the unit's work on one line, is what is left
+  EXPECT_GT(fed->fedTail, (fed->load.busiest + 63) / 64 + fed->fedAfter);
+}
+
 }  // namespace
 }  // namespace skeleshare::driver

@@ -38,6 +38,10 @@ class SkeletonLoads {
   /// An oracle for cost::CostModel::setLoadOracle that answers through `loads` (which must
   /// outlive the model).
   static cost::LoadOracle oracle(SkeletonLoads& loads);
+  /// Also measure what a neighbour that calls the same shared instance can hide
+  /// (SkeletonLoad::lead, drain and the fed tail): for --overlap only, as the fed tail walks
+  /// the fed reads' generators.
+  void measureOverlap(bool on) { overlap_ = on; }
   /// Skeletons measured (distinct questions) and the address-generator runs their reads and
   /// writes visited: the work of building the extraction problem's cycle model.
   size_t measured() const { return cache_.size(); }
@@ -63,10 +67,14 @@ class SkeletonLoads {
   std::optional<cost::SkeletonLoad> measureWith(ir::Op op, std::span<const int64_t> params,
                                                 std::span<const cost::ChildShape> kids, const ir::Type* type,
                                                 bool intermediate, int stepsPerCall);
+  /// SkeletonLoad::lead, drain and the fed tail of the skeleton's unit `u` in `prog`.
+  void measureHandover(const lower::Program& prog, const lower::Unit& u, std::span<const cost::ChildShape> kids,
+                       cost::SkeletonLoad& l) const;
   ir::Context ctx_;
   lower::LowerOptions options_;
   lower::AccessCounter counts_;  // shared by every measurement and its read passes: layers read alike
   std::map<std::string, std::optional<cost::SkeletonLoad>> cache_;
+  bool overlap_ = false;
 };
 
 }  // namespace skeleshare::driver
