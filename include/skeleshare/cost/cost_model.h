@@ -100,11 +100,11 @@ struct NodeCost {
   bool startsUnit = false;
   /// With --overlap, a unit-starting skeleton whose function child (child 2) may be a
   /// shared instance: what its time becomes when every unit of the design calls that one
-  /// instance, so that each unit hands it over to the next (docs/cost-model.md, "Units that
-  /// start with the unit before them"). `exposed` is the node's time less its lead and its
-  /// drain and switch (cost::handoverCredit), but no less than its steps or, fed by the
-  /// unit that computes an operand, its fed tail; the first unit's lead and the last one's
-  /// drain and switch are charged once for the design (the extractor: the largest of each).
+  /// instance, so that each unit hands it over to the next (docs/cost-model.md, "The
+  /// extractor with --overlap"). `exposed` is the node's time less its lead and its drain
+  /// and switch (cost::handoverCredit), but no less than its steps or, fed by the unit that
+  /// computes an operand, its fed tail; the largest lead and drain of the design's callers
+  /// are charged once for the design (the first unit's lead, the last one's drain).
   struct Overlap {
     int64_t lead = 0;
     int64_t drain = 0;
