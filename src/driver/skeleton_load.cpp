@@ -215,6 +215,7 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measureWith(Op op, std::span<co
   // run before it and are other units.
   const bool accumulates = op == Op::MaxPool || op == Op::Reduce || op == Op::Map;
   std::optional<cost::SkeletonLoad> out;
+  const lower::Unit* outUnit = nullptr;
   for (const auto& u : prog.units) {
     int64_t steps = 0;
     bool stepsStall = false;
@@ -229,9 +230,14 @@ std::optional<cost::SkeletonLoad> SkeletonLoads::measureWith(Op op, std::span<co
     if (steps == 0) continue;
     cost::SkeletonLoad l{steps, lower::unitLoad(prog, u, counts_, options_.memory), lower::freshReadRuns(prog, u, counts_)};
     l.stepsStall = stepsStall;
-    if (overlap_) measureHandover(prog, u, kids, l);
-    if (!out || l.load.busiest > out->load.busiest) out = l;
+    if (!out || l.load.busiest > out->load.busiest) {
+      out = l;
+      outUnit = &u;
+    }
   }
+  // Of the skeleton's unit only, and at one step a call only: measure() keeps no more of
+  // the second measure than whether its steps stall and its fill.
+  if (out && overlap_ && stepsPerCall == 1) measureHandover(prog, *outUnit, kids, *out);
   return out;
 }
 

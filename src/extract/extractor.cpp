@@ -400,9 +400,8 @@ class Encoding {
   }
 
   /// With --overlap: per node, its handover callee (Problem::handoverCallee); and the
-  /// constraints that let the
-  /// design take the credit of one class f only if every unit it selects calls f
-  /// (`handover_` = f + 1; 0: no credit).
+  /// constraints that let the design take the credit of one class f only if every unit it
+  /// selects calls f (`handover_` = f + 1; 0: no credit).
   std::vector<int64_t> handovers() {
     const size_t nn = p_.nodes().size();
     std::vector<int64_t> callee(nn, -1);
