@@ -12,9 +12,8 @@
 #include "compile_flags.h"
 #include "output_files.h"
 #include "program_loader.h"
-#include "skeleshare/cost/cost_model.h"
+#include "skeleshare/cost/device.h"
 #include "skeleshare/driver/driver.h"
-#include "skeleshare/driver/skeleton_load.h"
 #include "skeleshare/ir/interpreter.h"
 #include "skeleshare/lower/interpreter.h"
 #include "skeleshare/lower/summary.h"
@@ -58,14 +57,10 @@ int runLower(const LowerOptions& o) {
   nlohmann::ordered_json j;
   j["file"] = o.file;
   j["read_shapes"] = driver::readShapesName(driver::readShapesOf(boxReads));
-  cost::CostModel model(device);
-  driver::SkeletonLoads loads(device, boxReads);
-  model.setLoadOracle(driver::SkeletonLoads::oracle(loads));
-  if (loaded->module.outputs.size() == 1) {
-    cost::DesignCost dc = cost::designCost(model, loaded->module.outputs[0].term);
-    j["dsp_used"] = dc.total(cost::kDsp);
-    j["predicted_cycles"] = dc.total(cost::kTime);
-  }
+  // the prediction as compile makes it, with the same overlap as the lowering
+  const driver::AsWrittenCost predicted = driver::predictAsWritten(loaded->module, device, false, boxReads, o.overlap);
+  j["dsp_used"] = predicted.dsps;
+  j["predicted_cycles"] = predicted.cycles;
   j["lowered_dsps"] = d->resources.dsps;
   j["onchip_memory_bits"] = d->resources.onChipBits;
   j["lowered_m20k_blocks"] = d->resources.m20kBlocks;
