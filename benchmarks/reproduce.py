@@ -136,9 +136,10 @@ def run_order(exps):
 class Tool:
     """The skeleshare executable and what this build of it offers."""
 
-    def __init__(self, path, rules, resume=False, device_dsps=None, overlap=False):
+    def __init__(self, path, rules, resume=False, device_dsps=None, overlap=True):
         self.path, self.rules, self.resume, self.device_dsps = path, rules, resume, device_dsps
-        self.overlap = ["--overlap"] if overlap else []  # compile, lower and sim alike
+        self.overlap = overlap
+        self.overlap_flags = [] if overlap else ["--no-overlap"]  # compile, lower and sim alike
         self.reused = 0
         top = subprocess.run([path, "--help"], capture_output=True, text=True).stdout
         self.has_sim = re.search(r"^\s+sim\s", top, re.M) is not None
@@ -169,12 +170,12 @@ class Tool:
                 float(o.get("timeout_seconds", -1)) == float(value(limits, "--timeout", 0)) and
                 report.get("dsp_budget") == budget and
                 report.get("max_conv_units") == int(value(flags, "--max-conv-units", 1)) and
-                o.get("overlap", False) == bool(self.overlap))
+                o.get("overlap", False) == self.overlap)
 
     def compile(self, program, out_dir, flags, limits):
         """Runs `skeleshare compile`; returns (exit code, report or None, wall seconds, stderr)."""
         cmd = [self.path, "compile", os.path.join(ROOT, program), "-o", out_dir, "--quiet",
-               "--rules", self.rules] + limits + flags + self.overlap
+               "--rules", self.rules] + limits + flags + self.overlap_flags
         if self.resume:
             try:
                 with open(os.path.join(out_dir, "report.json")) as f:
@@ -202,7 +203,7 @@ class Tool:
         """`skeleshare lower` of an extracted design: DIR/lower.json as a dict (or why not)."""
         if not self.has_lower:
             return {"skipped": "this skeleshare has no `lower` command"}
-        r = subprocess.run([self.path, "lower", design_ir, "-o", out_dir] + self.overlap, capture_output=True, text=True)
+        r = subprocess.run([self.path, "lower", design_ir, "-o", out_dir] + self.overlap_flags, capture_output=True, text=True)
         try:
             with open(os.path.join(out_dir, "lower.json")) as f:
                 j = json.load(f)
@@ -233,7 +234,7 @@ class Tool:
         if not self.has_sim or "--as-written" not in self.sim_help:
             return {"skipped": "this skeleshare has no `sim --as-written`"}
         cmd = [self.path, "sim", design_ir, "--as-written", "--json", "--quiet", "-o", out_dir,
-               "--rules", self.rules] + self.overlap
+               "--rules", self.rules] + self.overlap_flags
         if "--simulator" in self.sim_help:
             cmd += ["--simulator", simulator]
         try:
@@ -649,9 +650,10 @@ def main():
     ap.add_argument("--resume", action="store_true",
                     help="reuse OUT/runs/*/report.json made with the same settings (by the same build!)")
     ap.add_argument("--only", help="comma-separated experiment ids (e.g. 1,10); default: all")
-    ap.add_argument("--overlap", action="store_true",
-                    help="compile, lower and simulate with --overlap: a unit may start beside the unit before it, "
-                         "and the prediction credits a shared unit's handovers (docs/cost-model.md)")
+    ap.add_argument("--no-overlap", dest="overlap", action="store_false",
+                    help="compile, lower and simulate with --no-overlap: every unit starts once the unit before it has "
+                         "ended, and the prediction runs them one after another (docs/cost-model.md); by default a "
+                         "unit may start beside the unit before it, and the prediction credits a shared unit's handovers")
     args = ap.parse_args()
     if args.synth and args.synth_blocks:
         ap.error("--synth maps the hard blocks too: give one of --synth and --synth-blocks")
@@ -667,7 +669,7 @@ def main():
     limits = solver_limits(effort, args.timeout)
     fig12_effort = args.fig12_effort if args.fig12_effort is not None else effort
     effort_text = (f"extraction effort {effort:,}" if effort is not None else "compile's default extraction effort") + \
-        (f", timeout {args.timeout:g} s" if args.timeout is not None else "") + (", --overlap" if args.overlap else "")
+        (f", timeout {args.timeout:g} s" if args.timeout is not None else "") + ("" if args.overlap else ", --no-overlap")
 
     start = time.monotonic()
     device_dsps = json.load(open(os.path.join(args.rules, "devices", "arria10_gx1150.json")))["dsp_blocks"]

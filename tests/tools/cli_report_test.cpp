@@ -24,7 +24,9 @@ nlohmann::json compileReport(const std::filesystem::path& dir, const std::string
 
 // Two matrix-vector layers whose 512 x 64 weights (512 lines each, 732 cycles of the
 // 0.7-lines-a-cycle port) take longer to read than to multiply: the layer bound is their
-// traffic, twice, however many DSP blocks the design has.
+// traffic, twice, however many DSP blocks the design has, as long as each layer's 32,768
+// MACs take at most 732 cycles on its lanes (at least 45; the design shares one 64-lane
+// unit between the layers, which --overlap credits with the handover).
 TEST(CliReport, TheLayerBoundAddsEachLayersComputeOrWeightTraffic) {
   auto dir = scratchDir();
   auto j = compileReport(dir,
@@ -34,7 +36,7 @@ TEST(CliReport, TheLayerBoundAddsEachLayersComputeOrWeightTraffic) {
   ASSERT_EQ(j["status"], "ok") << j.dump(2);
   EXPECT_EQ(j["macs"], 2 * 512 * 64);
   const int64_t lanes = 2 * j["dsp_used"].get<int64_t>();
-  ASSERT_GE(lanes, 2 * 512 * 64 / 732) << "the layers would be compute bound";
+  ASSERT_GE(lanes, (512 * 64 + 731) / 732) << "each layer would be compute bound";
   EXPECT_EQ(j["dsp_bound_cycles"], (2 * 512 * 64 + lanes - 1) / lanes);
   EXPECT_EQ(j["layer_bound_cycles"], 2 * 732);
   // a bound: the design the compiler chose takes longer

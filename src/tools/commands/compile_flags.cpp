@@ -36,7 +36,7 @@ void addCompileFlags(CLI::App& app, driver::CompileOptions& options) {
   app.add_option("--max-nodes", options.maxNodes, "saturation e-node limit (default 500000)");
   app.add_option("--rules", options.rulesDir, "rule directory (default: the installed rules/)");
   app.add_flag("--no-greedy", options.noGreedy, "do not seed the solver with the greedy design");
-  app.add_flag("--overlap", options.overlap, kOverlapHelp);
+  app.add_flag("--overlap,!--no-overlap", options.overlap, kOverlapHelp);
   app.add_flag("--as-written", options.asWritten,
                 "lower the program as written: no saturation or extraction (its parallelism as given)");
 }

@@ -10,14 +10,15 @@ namespace skeleshare::tools {
 
 /// Adds --device, --dsp-budget, --dsp-fraction, --max-conv-units, --disable, --no-sharing,
 /// --single-abstraction, --effort, --timeout, --saturation-seconds, --max-nodes, --rules,
-/// --no-greedy, --overlap and --as-written, writing into `options`.
+/// --no-greedy, --overlap (--no-overlap) and --as-written, writing into `options`.
 void addCompileFlags(CLI::App& app, driver::CompileOptions& options);
 
-/// The help of --overlap (compile, sim, lower).
+/// The help of --overlap and --no-overlap (compile, sim, lower).
 inline constexpr const char* kOverlapHelp =
     "a unit starts with the unit before it where it may and its RAMs fit the device (its reads wait for the "
     "lines they need); the estimate counts it, and so does the extractor's prediction where every unit calls one "
-    "shared unit and hands it over to the next (docs/lowering.md, docs/cost-model.md)";
+    "shared unit and hands it over to the next (docs/lowering.md, docs/cost-model.md); on by default, --no-overlap runs "
+    "the units one after another";
 
 /// Adds --read-shapes (auto, boxes or lines), writing into `shapes`.
 CLI::Option* addReadShapesOption(CLI::App& app, driver::ReadShapes& shapes, const std::string& help);

@@ -25,7 +25,7 @@ struct LowerOptions {
   std::string file;
   std::string outDir;
   bool checkEval = false;
-  bool overlap = false;
+  bool overlap = true;  // as compile's default
   driver::ReadShapes readShapes = driver::ReadShapes::Auto;  // auto: as the file names them
 };
 
@@ -99,7 +99,7 @@ Command addLowerCommand(CLI::App& root) {
   app->add_option("-o,--output", o->outDir, "output directory")->required();
   addReadShapesOption(*app, o->readShapes,
                       "boxes or lines; auto (default): as the design.ir's '// read shapes:' line says, else boxes");
-  app->add_flag("--overlap", o->overlap, kOverlapHelp);
+  app->add_flag("--overlap,!--no-overlap", o->overlap, kOverlapHelp);
   app->add_flag("--check-eval", o->checkEval, "run the lowered program and the skeleton interpreter on random inputs (exit 4 if they differ)");
   return {app, [o] { return runLower(*o); }};
 }
