@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 
 namespace skeleshare::extract {
 
@@ -53,41 +52,63 @@ bool topoOrder(const Problem& p, const Selection& sel, std::vector<uint32_t>& or
   return true;
 }
 
-/// With --overlap, where every unit of the design calls one shared instance (so each one
-/// hands it over to the next: NodeCost::overlap), the design's time with its callers
-/// credited, plus the lead and the drain charged once (the largest of each); else nothing.
-std::optional<int64_t> handedOverTime(const Problem& p, const Selection& sel, const Evaluation& e) {
-  auto chosen = [&](uint32_t c) { return static_cast<uint32_t>(sel.chosen[c]); };
-  std::optional<int64_t> f;
-  for (uint32_t c : e.order) {
-    if (!p.node(chosen(c)).cost.startsUnit) continue;
-    const int64_t k = p.handoverCallee(chosen(c));
-    if (k < 0 || !sel.shared[static_cast<uint32_t>(k)] || (f && *f != k)) return std::nullopt;
+/// With --overlap: the class whose shared instance every unit of the design calls, so that
+/// each unit hands it over to the next (NodeCost::overlap); -1 if there is none.
+int64_t handedOverCallee(const Problem& p, const Selection& sel, const std::vector<uint32_t>& order) {
+  int64_t f = -1;
+  for (uint32_t c : order) {
+    const uint32_t n = static_cast<uint32_t>(sel.chosen[c]);
+    if (!p.node(n).cost.startsUnit) continue;
+    const int64_t k = p.handoverCallee(n);
+    if (k < 0 || !sel.shared[static_cast<uint32_t>(k)] || (f >= 0 && f != k)) return -1;
     f = k;
   }
-  if (!f) return std::nullopt;
+  return f;
+}
+
+/// The use, in-place and compute costs of the classes of `e.order`, children first, and
+/// the totals. A node that calls `credited` (a class; -1: none) takes its time with the
+/// handover credit (NodeCost::overlap), and `lead` and `drain` become the largest of theirs.
+void costClasses(const Problem& p, const Selection& sel, int64_t credited, Evaluation& e, int64_t& lead,
+                 int64_t& drain) {
   const size_t nc = p.classes().size();
-  std::vector<int64_t> time(nc, 0), compute(nc, 0), kidTime, kidCompute;
-  int64_t lead = 0, drain = 0;
+  e.use.assign(nc, {});
+  e.inplace.assign(nc, {});
+  e.compute.assign(nc, 0);
+  std::array<int64_t, kDims> fixed{};
+  std::vector<int64_t> kidCompute;
   for (uint32_t c : e.order) {
-    const PNode& pn = p.node(chosen(c));
-    kidTime.clear();
+    const uint32_t n = static_cast<uint32_t>(sel.chosen[c]);
+    const PNode& pn = p.node(n);
     kidCompute.clear();
-    for (uint32_t k : pn.kids) {
-      kidTime.push_back(time[k]);
-      kidCompute.push_back(compute[k]);
+    for (uint32_t k : pn.kids) kidCompute.push_back(e.compute[k]);
+    std::vector<int64_t> kidTime;
+    for (int d = 0; d < kDims; ++d) {
+      std::vector<int64_t> kids;
+      for (uint32_t k : pn.kids) kids.push_back(e.use[k][d]);
+      e.inplace[c][d] = pn.cost.dim[d].evaluate(kids, kidCompute);
+      if (d == kTime) kidTime = std::move(kids);
     }
-    int64_t t = pn.cost.dim[kTime].evaluate(kidTime, kidCompute);
-    if (p.handoverCallee(chosen(c)) == *f) {
-      t = pn.cost.overlap->exposed.evaluate(kidTime, kidCompute);
+    if (credited >= 0 && p.handoverCallee(n) == credited) {
+      e.inplace[c][kTime] = pn.cost.overlap->exposed.evaluate(kidTime, kidCompute);
       lead = std::max(lead, pn.cost.overlap->lead);
       drain = std::max(drain, pn.cost.overlap->drain);
     }
-    const int64_t k = sel.shared[c] ? p.model().communicationCost() : 0;
-    compute[c] = satAdd(pn.cost.computeTime(kidTime, kidCompute, t), k);
-    time[c] = satAdd(t, k);
+    const int64_t inplaceCompute = pn.cost.computeTime(kidTime, kidCompute, e.inplace[c][kTime]);
+    e.compute[c] = sel.shared[c] ? satAdd(inplaceCompute, p.model().communicationCost()) : inplaceCompute;
+    if (sel.shared[c]) {
+      e.use[c][kTime] = satAdd(e.inplace[c][kTime], p.model().communicationCost());
+      e.use[c][kDsp] = 0;
+      e.use[c][kConvUnits] = 0;
+      fixed[kDsp] = satAdd(fixed[kDsp], e.inplace[c][kDsp]);
+      fixed[kConvUnits] = satAdd(fixed[kConvUnits], e.inplace[c][kConvUnits]);
+    } else {
+      e.use[c] = e.inplace[c];
+    }
   }
-  return satAdd(time[p.root()], handoverCredit(lead, drain));
+  e.total[kTime] = e.use[p.root()][kTime];
+  e.total[kDsp] = satAdd(e.use[p.root()][kDsp], fixed[kDsp]);
+  e.total[kConvUnits] = satAdd(e.use[p.root()][kConvUnits], fixed[kConvUnits]);
 }
 
 }  // namespace
@@ -131,41 +152,18 @@ Evaluation evaluate(const Problem& p, Selection& sel) {
     if (c != p.root()) e.instances[c] = sel.shared[c] ? 1 : e.uses[c];
     for (uint32_t k : p.node(static_cast<uint32_t>(sel.chosen[c])).kids) e.uses[k] += e.instances[c];
   }
-  // Costs, children first.
-  e.use.assign(nc, {});
-  e.inplace.assign(nc, {});
-  e.compute.assign(nc, 0);
-  std::array<int64_t, kDims> fixed{};
-  std::vector<int64_t> kidCompute;
-  for (uint32_t c : e.order) {
-    const PNode& pn = p.node(static_cast<uint32_t>(sel.chosen[c]));
-    kidCompute.clear();
-    for (uint32_t k : pn.kids) kidCompute.push_back(e.compute[k]);
-    std::vector<int64_t> kidTime;
-    for (int d = 0; d < kDims; ++d) {
-      std::vector<int64_t> kids;
-      for (uint32_t k : pn.kids) kids.push_back(e.use[k][d]);
-      e.inplace[c][d] = pn.cost.dim[d].evaluate(kids, kidCompute);
-      if (d == kTime) kidTime = std::move(kids);
-    }
-    const int64_t inplaceCompute = pn.cost.computeTime(kidTime, kidCompute, e.inplace[c][kTime]);
-    e.compute[c] = sel.shared[c] ? satAdd(inplaceCompute, p.model().communicationCost()) : inplaceCompute;
-    if (sel.shared[c]) {
-      e.use[c][kTime] = satAdd(e.inplace[c][kTime], p.model().communicationCost());
-      e.use[c][kDsp] = 0;
-      e.use[c][kConvUnits] = 0;
-      fixed[kDsp] = satAdd(fixed[kDsp], e.inplace[c][kDsp]);
-      fixed[kConvUnits] = satAdd(fixed[kConvUnits], e.inplace[c][kConvUnits]);
-    } else {
-      e.use[c] = e.inplace[c];
-    }
-  }
-  e.total[kTime] = e.use[p.root()][kTime];
-  e.total[kDsp] = satAdd(e.use[p.root()][kDsp], fixed[kDsp]);
-  e.total[kConvUnits] = satAdd(e.use[p.root()][kConvUnits], fixed[kConvUnits]);
+  // Costs, children first: the units one after another, and with --overlap, where every
+  // unit calls one shared instance, the less of that and the time with the callers'
+  // handover credits, their largest lead and drain charged once.
+  int64_t lead = 0, drain = 0;
+  costClasses(p, sel, -1, e, lead, drain);
   e.oneAfterAnother = e.total[kTime];
   if (p.model().overlap())
-    if (std::optional<int64_t> t = handedOverTime(p, sel, e); t && *t < e.total[kTime]) e.total[kTime] = *t;
+    if (const int64_t f = handedOverCallee(p, sel, e.order); f >= 0) {
+      Evaluation credited = e;
+      costClasses(p, sel, f, credited, lead, drain);
+      e.total[kTime] = std::min(e.total[kTime], satAdd(credited.total[kTime], handoverCredit(lead, drain)));
+    }
   e.valid = true;
   return e;
 }
