@@ -64,6 +64,7 @@ struct CompileOptions {
   /// (lower/overlap.h). The lowering's estimate follows it, and so does the extractor's
   /// prediction where every unit calls one shared unit, which each hands over to the next
   /// (cost::NodeCost::overlap); elsewhere the prediction runs the units one after another.
+  /// On by default since 2026-12-04 (`--no-overlap`: every unit once the one before it ends).
   bool overlap = true;
   std::string design = "design";  // the VHDL name prefix
   std::function<void(const std::string&)> progress;  // progress lines (may be empty)
