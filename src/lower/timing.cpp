@@ -17,10 +17,11 @@ namespace skeleshare::lower {
 namespace {
 
 /// Registered stages a template adds to the path through it. A Read: the request, the
-/// arbiter's command register, the returned line's register, the line window, the vector
-/// being assembled and the output register (the memory's own latency is the device's);
-/// a Write: the line buffer, its output register and the arbiter's command register.
-constexpr int64_t kReadStages = 6;
+/// arbiter's command register, the returned line's register, the line window and the
+/// vector being assembled, which is also its output (the memory's own latency is the
+/// device's); a Write: the line buffer, its output register and the arbiter's command
+/// register.
+constexpr int64_t kReadStages = 5;
 
 int64_t stages(const Node& n) {
   switch (n.prim) {

@@ -163,7 +163,7 @@ TEST(Overlap, AReplayedReadOfItsNeighboursBufferWaitsForTheBlockHoldingTheLastLi
   const int64_t rows = gap(false, 1);
   EXPECT_LT(rows, 20) << rows;
   // one block, or a first block that needs the last line: all 128 replayed steps are left
-  EXPECT_EQ(gap(false, 0), 128 + 8);  // and the read's 6 stages and the repeat's 2
+  EXPECT_EQ(gap(false, 0), 128 + 7);  // and the read's 5 stages and the repeat's 2
   EXPECT_EQ(gap(true, 1), gap(false, 0));
 }
 

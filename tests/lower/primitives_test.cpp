@@ -358,10 +358,10 @@ TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
   cost::UnitLoad load = unitLoad(f.prog, f.unit, counts, {});
   EXPECT_EQ(load.busiest, 20);
   EXPECT_EQ(load.lines, 40);
-  EXPECT_EQ(load.depth, 6 + 3);  // a read's and a write's registers
+  EXPECT_EQ(load.depth, 5 + 3);  // a read's and a write's registers
   // the port moves 0.5 lines a cycle: 80 cycles, plus depth and latency
-  EXPECT_EQ(cost::unitCycles(load, {500, 4}), 80 + 9 + 4);
-  EXPECT_EQ(cost::unitCycles(load, {1000, 4}), 40 + 9 + 4);
+  EXPECT_EQ(cost::unitCycles(load, {500, 4}), 80 + 8 + 4);
+  EXPECT_EQ(cost::unitCycles(load, {1000, 4}), 40 + 8 + 4);
   // A repeated read: the block of one vector is read once and played 10 times.
   Fixture r({128});
   r.prog.buffers.push_back({"y", 8, {10, 128}, Memory::OffChip, Role::Intermediate});
@@ -372,7 +372,7 @@ TEST(Cycles, AUnitsLoadIsItsBusiestStageItsLinesAndItsDepth) {
   cost::UnitLoad rl = unitLoad(r.prog, r.unit, counts, {});
   EXPECT_EQ(rl.lines, 2 + 20);
   EXPECT_EQ(rl.busiest, 20);  // the write: two runs per vector
-  EXPECT_EQ(rl.depth, 6 + 2 + 3);
+  EXPECT_EQ(rl.depth, 5 + 2 + 3);
 }
 
 // A replay buffer that plays each block twice or more takes the next block's lines while

@@ -23,8 +23,12 @@
 -- hardware per instance is two affine accesses, a FIFO of lines, one line-pair aligner
 -- and one lane aligner.
 --
--- Lanes are filled lane 0 first; a completed vector waits in the output register while
--- the next one is assembled.
+-- Lanes are filled lane 0 first. A completed vector is the output: it stays in the
+-- register it was assembled in until it is taken, and in the cycle it is taken the next
+-- vector's first run enters lanes 0 and up, so a vector a cycle still flows. There is no
+-- second, output register: it would let one more vector be assembled while the consumer
+-- waits, at the price of a flip-flop per output bit, which was half of a wide read's
+-- logic (docs/hardware.md, "Synthesis and resources").
 --
 -- GATED: the buffer is being written while it is read (a producer's ss_write, running at
 -- the same time): the scout requests a line only below `avail`, the writer's `wm` (the
@@ -179,7 +183,6 @@ architecture rtl of ss_read is
   signal a_mode      : natural range 0 to RUN_MODES - 1;
   signal acc         : std_logic_vector(LANES * BITS - 1 downto 0) := (others => '0');
   signal count       : natural range 0 to LANES := 0;
-  signal out_valid   : std_logic := '0';
   signal cnt0        : natural range 0 to LANES;   -- lanes filled after the hand-off
   signal n           : natural range 1 to PER_CYCLE;
   signal need2       : boolean;                    -- the main's run uses L and L + 1
@@ -197,7 +200,8 @@ architecture rtl of ss_read is
   signal fill        : boolean;                    -- w1 takes the FIFO's head
   signal take        : std_logic;
 begin
-  o_valid <= out_valid;
+  o_valid <= '1' when count = LANES else '0';
+  o_data  <= acc;
 
   ---------------------------------------------------------------------------- scout
   scout_agen : entity work.ss_agen
@@ -273,8 +277,8 @@ begin
               emask => a_emask, ehigh => a_ehigh, efill => a_efill, line => a_line, off => a_off, run => a_run,
               run2 => a_run2, runm => a_runm, mode => a_mode);
 
-  -- a full vector moves to the output register when it is free
-  cnt0  <= 0 when count = LANES and (out_valid = '0' or o_ready = '1') else count;
+  -- a full vector is handed off when it is taken
+  cnt0  <= 0 when count = LANES and o_ready = '1' else count;
   n      <= 1 when cnt0 = LANES else minimum(a_run2, LANES - cnt0);
   uses_l <= uses(n, a_emask, a_ehigh, '0');
   lo     <= a_line when uses_l else a_line + 1;
@@ -318,7 +322,6 @@ begin
         w1_ok     <= false;
         k_nk      <= 0;
         count     <= 0;
-        out_valid <= '0';
       else
         pres := present;
         cred := credit;
@@ -390,13 +393,6 @@ begin
         present <= pres;
         credit  <= cred;
 
-        if out_valid = '1' and o_ready = '1' then
-          out_valid <= '0';
-        end if;
-        if count = LANES and (out_valid = '0' or o_ready = '1') then
-          o_data    <= acc;
-          out_valid <= '1';
-        end if;
         if take = '1' then
           -- the run's elements, lane 0 first: the fill of a masked one, else from the
           -- line pair with the first element at byte BELOW (W covers every element)
