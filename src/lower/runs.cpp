@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <stdexcept>
 
 namespace skeleshare::lower {
@@ -251,7 +252,7 @@ class Agen {
 
   struct Run {
     bool masked = false;
-    int64_t line = 0, run = 1, run2 = 1, runm = 1;
+    int64_t line = 0, off = 0, run = 1, run2 = 1, runm = 1;  // off: the first element's byte in its line
     std::vector<bool> accessed, high;  // per element: not masked; lies in the line after the first's
   };
 
@@ -290,6 +291,7 @@ class Agen {
     out.masked = false;
     out.run = out.run2 = out.runm = 1;
     out.line = floorDiv(byte, kLineBytes);
+    out.off = off;
     int64_t md = 0;
     if (t_.mode1) {
       bool zero = true;
@@ -695,6 +697,56 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes) {
   return single(countAccess(agen, p, lanes, false, [&] {
     return [lanes](Agen& a, int64_t prefix) { return writeWalk(a, prefix, lanes); };
   }));
+}
+
+namespace {
+
+/// The low zero bits common to every used offset (at most 6) and every first lane.
+RunAlignment alignmentOf(int64_t offsets, int64_t firstLanes) {
+  return {std::countr_zero(static_cast<uint64_t>(offsets | kLineBytes)),
+          std::countr_zero(static_cast<uint64_t>(firstLanes | (int64_t{1} << kMaxAlignmentBits)))};
+}
+
+}  // namespace
+
+RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
+  AgenParams p = agenParams(g);
+  Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
+  // Every used line offset and every fill position, or-ed: their common low zero bits.
+  int64_t offsets = 0, fills = 0, filled = 0;
+  for (int64_t runs = 0; !agen.finished(); ++runs) {
+    if (runs == maxRuns) return {};
+    const Agen::Run& run = agen.current();
+    const int64_t n = std::min(run.run2, lanes - filled);
+    // A run whose every element is masked takes its fills, not its line: its offset is unused.
+    bool accessed = false;
+    for (int64_t e = 0; e < n; ++e) accessed = accessed || run.accessed[static_cast<size_t>(e)];
+    if (accessed) offsets |= run.off;
+    fills |= filled;  // the rotator places even a run of fills
+    agen.take(n);
+    filled = filled + n == lanes ? 0 : filled + n;
+  }
+  return alignmentOf(offsets, fills);
+}
+
+RunAlignment writeAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
+  AgenParams p = agenParams(g);
+  Agen agen(p, writePerCycle(lanes, elementBytes), elementBytes);
+  // As walkWrite: a masked run drops its lanes and touches no line, so only the others count.
+  int64_t offsets = 0, firsts = 0, left = 0;
+  for (int64_t runs = 0; !agen.finished(); ++runs) {
+    if (runs == maxRuns) return {};
+    if (left == 0) left = lanes;
+    const Agen::Run& run = agen.current();
+    const int64_t n = std::min(run.masked ? run.runm : run.run, left);
+    if (!run.masked) {
+      offsets |= run.off;
+      firsts |= lanes - left;
+    }
+    agen.take(n);
+    left -= n;
+  }
+  return alignmentOf(offsets, firsts);
 }
 
 bool writeLinesRise(const AddrGen& g, int elementBytes, int64_t lanes) {

@@ -24,6 +24,21 @@ using lower::DimKind;
 using lower::Node;
 using lower::Prim;
 
+/// Runs a read's or write's alignment is walked for (lower::readAlignment): a few seconds at
+/// most for the largest of the benchmarks; a longer one keeps the aligners for any run.
+constexpr int64_t kMaxAlignedRuns = int64_t{1} << 22;
+
+/// The OFF_ALIGN and LANE_ALIGN generics of a read or write whose runs are aligned
+/// (lower::readAlignment, writeAlignment), or nothing. The walks take the buffer to start
+/// on a line, as the memory map places every buffer; its offsets hold only then.
+std::string alignmentGenerics(const lower::RunAlignment& a, int64_t base) {
+  std::string s;
+  if (base % lower::kLineBytes != 0) return s;
+  if (a.offsetBits > 0) s += fmt::format(", OFF_ALIGN => {}", a.offsetBits);
+  if (a.laneBits > 0) s += fmt::format(", LANE_ALIGN => {}", a.laneBits);
+  return s;
+}
+
 int64_t lanesOf(const lower::MType& t) { return t.vectorLanes(); }
 int64_t widthOf(const lower::MType& t) { return t.vectorLanes() * t.bits; }
 
@@ -368,13 +383,14 @@ class UnitWriter {
         body_ += fmt::format(
             "  n{0}_read : entity work.ss_read  -- buffer {1}\n"
             "    generic map (\n      {2},\n"
-            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, FIFO_LINES => {11}{10}{12})\n"
+            "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, FIFO_LINES => {11}{10}{12}{14})\n"
             "    port map (clk => clk, rst => rst, {8},{13}\n              {9});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
             lower::readPerCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i),
             lower::keptLines(n) > 1 ? fmt::format(", KEEP => {}", lower::keptLines(n)) : std::string(),
             lower::kReadFifoLines, gated == spec_.gatedReads.end() ? "" : ", GATED => true",
-            gated == spec_.gatedReads.end() ? std::string() : fmt::format(" avail => {},", gated->second));
+            gated == spec_.gatedReads.end() ? std::string() : fmt::format(" avail => {},", gated->second),
+            alignmentGenerics(lower::readAlignment(n.addr, r.bits / 8, lanesOf(n.type), kMaxAlignedRuns), r.base));
         return;
       }
       case Prim::Write: {
@@ -386,11 +402,12 @@ class UnitWriter {
         body_ += fmt::format(
             "  n{0}_write : entity work.ss_write  -- buffer {1}\n"
             "    generic map (\n      {2},\n"
-            "      LANES => {3}, VBITS => {4}, BITS => {5}, BASE => {6}, EBYTES => {7}, PER_CYCLE => {8})\n"
+            "      LANES => {3}, VBITS => {4}, BITS => {5}, BASE => {6}, EBYTES => {7}, PER_CYCLE => {8}{12})\n"
             "    port map (clk => clk, rst => rst, {9},\n              {10}, done => n{0}_done{11});\n",
             i, r.name, addrGenGenerics(n.addr), lanesOf(opType(0)), opType(0).bits, r.bits, intLiteral(r.base), r.bits / 8,
             lower::writePerCycle(lanesOf(opType(0)), r.bits / 8), inPorts(i, 0, "i"), port,
-            progress == spec_.progressOutputs.end() ? std::string() : fmt::format(", wm => {}", progress->second));
+            progress == spec_.progressOutputs.end() ? std::string() : fmt::format(", wm => {}", progress->second),
+            alignmentGenerics(lower::writeAlignment(n.addr, r.bits / 8, lanesOf(opType(0)), kMaxAlignedRuns), r.base));
         return;
       }
       case Prim::Const:

@@ -176,8 +176,15 @@ SimResult simulate(const EmittedDesign& design, const TestbenchFiles& tb, const 
     r.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.log = g.log;
     ran = g.ok;
-    if (!g.ok)
+    if (!g.ok) {
       failure = fmt::format("GHDL failed to {} the design: {} (log: {})", g.failedStep, g.why, (simDir / "ghdl.log").string());
+      // A template's own check that stopped the run says what went wrong: name it first.
+      const size_t at = g.log.find("(assertion failure): ");
+      if (at != std::string::npos) {
+        const size_t from = g.log.rfind('\n', at) + 1;  // npos + 1 = 0: the first line
+        failure = fmt::format("{}; {}", g.log.substr(from, g.log.find('\n', at) - from), failure);
+      }
+    }
   }
   std::istringstream result(slurp(simDir / "result.txt"));
   std::string word;

@@ -345,5 +345,48 @@ TEST(Lowering, AWriteWhoseLinesRiseIsOneThatNeverReturnsToALine) {
   EXPECT_TRUE(writeLinesRise(AddrGen::identity({8, 16}), 4, 16));
 }
 
+// ss_read's aligners lose a stage per low bit that every run's line offset (among runs
+// that access an element) and every run's first lane have zero (readAlignment).
+TEST(Lowering, ARunsAlignmentIsTheLowZeroBitsOfEveryOffsetAndLaneItStartsAt) {
+  // whole lines into whole vectors: no shift, no rotation
+  RunAlignment lines = readAlignment(AddrGen::identity({8, 64}), 1, 64, 1 << 20);
+  EXPECT_EQ(lines.offsetBits, 6);
+  EXPECT_EQ(lines.laneBits, kMaxAlignmentBits);
+  // two lines a vector: the second run starts at lane 64
+  RunAlignment pairs = readAlignment(AddrGen::identity({8, 64}), 1, 128, 1 << 20);
+  EXPECT_EQ(pairs.offsetBits, 6);
+  EXPECT_EQ(pairs.laneBits, 6);
+  // 24-byte rows start at bytes 0, 24, 48, 8, ... of their lines: multiples of 8
+  EXPECT_EQ(readAlignment(AddrGen::identity({16, 24}), 1, 24, 1 << 20).offsetBits, 3);
+  // i32 rows of 4 elements: 16 bytes apart
+  EXPECT_EQ(readAlignment(AddrGen::identity({8, 4}), 4, 4, 1 << 20).offsetBits, 4);
+  // a 3-wide window sliding by one byte starts anywhere
+  AddrGen windows = AddrGen::identity({66});
+  windows.slide(0, 3, 1);
+  EXPECT_EQ(readAlignment(windows, 1, 3, 1 << 20).offsetBits, 0);
+  // a read with more runs than it may walk keeps the aligners for any run
+  RunAlignment unwalked = readAlignment(AddrGen::identity({8, 64}), 1, 64, 4);
+  EXPECT_EQ(unwalked.offsetBits, 0);
+  EXPECT_EQ(unwalked.laneBits, 0);
+}
+
+// A write's runs lie in one line each: a 128-lane vector of whole lines is written in two
+// runs, at lanes 0 and 64; 24-byte rows start at multiples of 8 bytes, and one that
+// crosses into the next line goes on there at byte 0, from lane 16 or 8.
+TEST(Lowering, AWritesAlignmentCountsTheRunsItWrites) {
+  RunAlignment lines = writeAlignment(AddrGen::identity({8, 128}), 1, 128, 1 << 20);
+  EXPECT_EQ(lines.offsetBits, 6);
+  EXPECT_EQ(lines.laneBits, 6);
+  RunAlignment rows = writeAlignment(AddrGen::identity({16, 24}), 1, 24, 1 << 20);
+  EXPECT_EQ(rows.offsetBits, 3);
+  EXPECT_EQ(rows.laneBits, 3);
+  // masked runs write nothing, so they do not count: a padded row's pad lanes
+  AddrGen padded = AddrGen::identity({4, 64});
+  padded.pad(1, 3, 0, 0);  // 67 lanes, the first 3 masked
+  RunAlignment past = writeAlignment(padded, 1, 67, 1 << 20);
+  EXPECT_EQ(past.offsetBits, 6);
+  EXPECT_EQ(past.laneBits, 0);  // the row's data starts at lane 3
+}
+
 }  // namespace
 }  // namespace skeleshare::lower::test

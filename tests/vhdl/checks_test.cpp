@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -58,6 +59,10 @@ TEST(SimChecks, WrongWeightAddressIsCaughtAtTheFirstDifferingElement) {
   size_t b = unit0.find(base, at);
   ASSERT_NE(b, std::string::npos);
   unit0.replace(b, base.size(), fmt::format("BASE => {},", w.base + 1));
+  // A read one byte off its lines breaks the alignment its runs had: drop the claim, so
+  // that it reads the wrong elements rather than stop (AReadOrWriteWhoseRunsBreak... below).
+  const size_t claim = unit0.find(", OFF_ALIGN => ", b);
+  if (claim != std::string::npos && claim < unit0.find(')', b)) unit0.erase(claim, unit0.find_first_of(",)", claim + 2) - claim);
   SimResult r = run(d, s.inputs, "corrupt", 1'000'000);
   ASSERT_TRUE(r.ok) << r.error;
   auto want = ir::evaluateModule(s.m.module, *s.m.ctx, s.inputs);
@@ -73,6 +78,38 @@ TEST(SimChecks, WrongWeightAddressIsCaughtAtTheFirstDifferingElement) {
   SimResult good = run(emit(s.prog, "uncorrupted"), s.inputs, "uncorrupted", 1'000'000);
   ASSERT_TRUE(good.ok) << good.error;
   EXPECT_FALSE(firstMismatch(want, good.outputs).has_value());
+}
+
+// A read's or write's OFF_ALIGN and LANE_ALIGN drop its aligners' low stages
+// (lower::readAlignment, writeAlignment). A claim that some run breaks must stop the
+// simulation with a message, not let it assemble or write wrong lines.
+void expectABrokenAlignmentClaimStops(const std::string& instance, const std::string& claim, const std::string& what) {
+  Stencil s;
+  EmittedDesign d = emit(s.prog, "misaligned");
+  bool found = false;
+  for (auto& f : d.files) {
+    const size_t at = f.text.find(instance);
+    if (at == std::string::npos) continue;
+    const size_t end = f.text.find(')', f.text.find("PER_CYCLE", at));
+    ASSERT_NE(end, std::string::npos);
+    // the claim replaces what the compiler found
+    const std::regex compilers(", " + claim.substr(0, claim.find(" =>")) + " => [0-9]+");
+    const std::string generics = std::regex_replace(f.text.substr(at, end - at), compilers, "") + ", " + claim;
+    f.text.replace(at, end - at, generics);
+    found = true;
+    break;
+  }
+  ASSERT_TRUE(found) << instance;
+  SimResult r = run(d, s.inputs, "misaligned", 1'000'000);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find(what + ": a run breaks the alignment the compiler found"), std::string::npos) << r.error;
+}
+
+TEST(SimChecks, AReadOrWriteWhoseRunsBreakItsClaimedAlignmentStopsTheSimulation) {
+  // the image read starts its runs at any byte of a line
+  expectABrokenAlignmentClaimStops("ss_read  -- buffer image", "OFF_ALIGN => 6", "ss_read");
+  // the result's rows are 8 bytes: a write at every eighth byte, not only at line starts
+  expectABrokenAlignmentClaimStops("ss_write  -- buffer edges", "OFF_ALIGN => 6", "ss_write");
 }
 
 /// Makes every Write to `buffer` skip the elements at row-major offsets >= `from`: a mask

@@ -79,6 +79,26 @@ AccessCount writeAccess(const AddrGen& g, int elementBytes, int64_t lanes);
 /// buffer while it is written"). Walks every run (no sample: the answer must be exact).
 bool writeLinesRise(const AddrGen& g, int elementBytes, int64_t lanes);
 
+/// What the aligners of a read or write may take for granted of every run it takes: the
+/// low bits that are zero in the byte offset, within its line, of every run that touches
+/// its line (offsetBits, at most 6), and in the lane of its vector where every such run
+/// starts (laneBits, at most kMaxAlignmentBits). The line shifter then moves whole units
+/// of 2^offsetBits bytes and the lane shifter (a read's rotator, a write's lane selector)
+/// whole groups of 2^laneBits lanes, with as many fewer stages (OFF_ALIGN and LANE_ALIGN of
+/// ss_read and ss_write). Walks every run, as the hardware takes them, since the answer
+/// must hold for all of them; with more than `maxRuns` runs it gives {0, 0}, the aligners
+/// for any run.
+inline constexpr int kMaxAlignmentBits = 30;
+struct RunAlignment {
+  int offsetBits = 0;
+  int laneBits = 0;
+};
+/// A read's runs touch their lines when some element is accessed; every run, even one of
+/// fills only, is placed by the rotator.
+RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns);
+/// A write's masked runs drop their lanes: only the others are shifted.
+RunAlignment writeAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns);
+
 /// readAccess and writeAccess, each answer kept: the extractor's oracle lowers one skeleton
 /// per operator, parameters and types, and many of them read the same tensors through the
 /// same address generators (a layer's input under every tiling of its weights), so most

@@ -30,6 +30,13 @@
 -- waits, at the price of a flip-flop per output bit, which was half of a wide read's
 -- logic (docs/hardware.md, "Synthesis and resources").
 --
+-- OFF_ALIGN, LANE_ALIGN: the compiler walked every run (lower::readAlignment) and found
+-- the low OFF_ALIGN bits of every used run's byte offset in its line zero, and the low
+-- LANE_ALIGN bits of every run's first lane. The line shifter then moves units of
+-- 2**OFF_ALIGN bytes and the lane rotator groups of 2**LANE_ALIGN lanes, with that many
+-- fewer stages (none at all for a read of whole lines into whole blocks, which most of a
+-- network's reads are). A simulation checks the claim on every run it takes.
+--
 -- GATED: the buffer is being written while it is read (a producer's ss_write, running at
 -- the same time): the scout requests a line only below `avail`, the writer's `wm` (the
 -- byte address below which every line is written). Only the scout waits; the main
@@ -49,6 +56,7 @@ entity ss_read is
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
     LANES : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
     FIFO_LINES : positive := 16; KEEP : positive := 1;  -- designs: lower::kReadFifoLines
+    OFF_ALIGN : natural := 0; LANE_ALIGN : natural := 0;
     GATED : boolean := false
   );
   port (
@@ -82,6 +90,9 @@ architecture rtl of ss_read is
   constant P2     : positive := 2 ** PBITS;
   constant NB     : positive := (LANES + P2 - 1) / P2;            -- blocks of P2 lanes
   constant CBITS  : positive := PBITS + bits_for(NB);             -- cnt0 (0 .. LANES) as block, offset
+  -- the shifter's and the rotator's stages left by the alignment (OFF_ALIGN, LANE_ALIGN)
+  constant OA     : natural := minimum(OFF_ALIGN, 6);
+  constant LA     : natural := minimum(LANE_ALIGN, PBITS);
   subtype slot_t is natural range 0 to FIFO_LINES - 1;
   type lines_t is array (0 to FIFO_LINES - 1) of std_logic_vector(LINE_BITS - 1 downto 0);
   type tags_t is array (0 to KEEP - 1) of integer;
@@ -201,6 +212,16 @@ architecture rtl of ss_read is
   signal take        : std_logic;
 begin
   o_valid <= '1' when count = LANES else '0';
+
+  -- pragma translate_off
+  alignment : process (clk)
+  begin
+    if rising_edge(clk) and take = '1' then
+      assert cnt0 mod 2 ** LA = 0 and (none or a_off mod 2 ** OA = 0)
+        report "ss_read: a run breaks the alignment the compiler found (OFF_ALIGN, LANE_ALIGN)" severity failure;
+    end if;
+  end process;
+  -- pragma translate_on
   o_data  <= acc;
 
   ---------------------------------------------------------------------------- scout
@@ -403,7 +424,9 @@ begin
           end if;
           line := (others => '0');
           line(BELOW * 8 + 2 * LINE_BITS - 1 downto BELOW * 8) := unsigned(pair);
-          line := shift_down(line, a_off, 8, 6);
+          if OA < 6 then
+            line := shift_down(line, a_off / 2 ** OA, 8 * 2 ** OA, 6 - OA);
+          end if;
           run  := (others => '0');
           for e in 0 to MAXRUN - 1 loop
             if a_emask(e) = '1' then
@@ -421,7 +444,10 @@ begin
           end loop;
           -- placed at lanes cnt0 .. cnt0 + n - 1
           -- (a rotation of the run's MAXRUN lanes, not a shifter as wide as the vector)
-          placed := rotate_up(resize(unsigned(run), P2 * BITS), cnt0, BITS, PBITS);
+          placed := resize(unsigned(run), P2 * BITS);
+          if LA < PBITS then
+            placed := rotate_up(placed, cnt0 / 2 ** LA, BITS * 2 ** LA, PBITS - LA);
+          end if;
           -- Which lanes take it, without comparing every lane with cnt0 and cnt0 + n (two
           -- carry chains per lane): with cnt0 = B*P2 + R and n <= P2, lane j = b*P2 + r is
           -- in the run iff (r - R) mod P2 < n and b is B when r >= R, else B + 1.

@@ -21,6 +21,12 @@
 -- the later one wins, as element by element), and data and byte enables are shifted
 -- once to the first element's offset in the line and merged into the write buffer. The
 -- next vector is taken in the cycle its predecessor's last run is.
+--
+-- OFF_ALIGN, LANE_ALIGN: the compiler walked every run (lower::writeAlignment) and found
+-- the low OFF_ALIGN bits of every written run's byte offset in its line zero, and the low
+-- LANE_ALIGN bits of the lane where it starts. The two shifters then move units of
+-- 2**OFF_ALIGN bytes and groups of 2**LANE_ALIGN lanes, with that many fewer stages, as
+-- ss_read's. A simulation checks the claim on every run it takes.
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
@@ -34,7 +40,8 @@ entity ss_write is
     NS : positive; SPACE : integer_vector; C_OFFSET : integer_vector; C_COEF : integer_vector;
     NM : natural; M_OFFSET : integer_vector; M_COEF : integer_vector;
     M_LO : integer_vector; M_HI : integer_vector; M_FILL : integer_vector;
-    LANES : positive; VBITS : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive
+    LANES : positive; VBITS : positive; BITS : positive; BASE : natural; EBYTES : positive; PER_CYCLE : positive;
+    OFF_ALIGN : natural := 0; LANE_ALIGN : natural := 0
   );
   port (
     clk, rst : in std_logic;
@@ -61,6 +68,10 @@ architecture rtl of ss_write is
   constant WB       : positive := BELOW + 2 * LINE_BYTES;  -- bytes of the alignment window
   constant NO_BYTES : std_logic_vector(LINE_BYTES - 1 downto 0) := (others => '0');
   constant BE_ONES  : unsigned(EBYTES - 1 downto 0) := (others => '1');
+  -- the shifters' stages left by the alignment (OFF_ALIGN, LANE_ALIGN)
+  constant LBITS    : positive := bits_for(LANES);
+  constant OA       : natural := minimum(OFF_ALIGN, 6);
+  constant LA       : natural := minimum(LANE_ALIGN, LBITS);
   signal cur      : std_logic_vector(LANES * VBITS - 1 downto 0) := (others => '0');
   signal left     : natural range 0 to LANES := 0;  -- lanes of `cur` still to write
   signal wbuf     : std_logic_vector(LINE_BITS - 1 downto 0) := (others => '0');
@@ -107,6 +118,16 @@ begin
   take     <= '1' when rst = '0' and not a_fin and left /= 0 and (not leave or out_free) else '0';
   last_run <= left /= 0 and n = left;
 
+  -- pragma translate_off
+  alignment : process (clk)
+  begin
+    if rising_edge(clk) and take = '1' and not a_masked then
+      assert (LANES - left) mod 2 ** LA = 0 and a_off mod 2 ** OA = 0
+        report "ss_write: a run breaks the alignment the compiler found (OFF_ALIGN, LANE_ALIGN)" severity failure;
+    end if;
+  end process;
+  -- pragma translate_on
+
   process (clk)
     variable vlanes : unsigned(LANES * VBITS - 1 downto 0);
     variable data   : unsigned(WB * 8 - 1 downto 0);
@@ -150,7 +171,10 @@ begin
         end if;
         if take = '1' and not a_masked then
           -- lanes LANES - left .. + n - 1 to their bytes, the first element at byte BELOW
-          vlanes := shift_down(unsigned(cur), LANES - left, VBITS, bits_for(LANES));
+          vlanes := unsigned(cur);
+          if LA < LBITS then
+            vlanes := shift_down(vlanes, (LANES - left) / 2 ** LA, VBITS * 2 ** LA, LBITS - LA);
+          end if;
           data   := (others => '0');
           be     := (others => '0');
           for e in 0 to MAXRUN - 1 loop
@@ -164,8 +188,10 @@ begin
             end loop;
           end loop;
           -- to the first element's offset: the line is then bytes BELOW .. BELOW + 63
-          data := shift_up(data, a_off, 8, 6);
-          be   := shift_up(be, a_off, 1, 6);
+          if OA < 6 then
+            data := shift_up(data, a_off / 2 ** OA, 8 * 2 ** OA, 6 - OA);
+            be   := shift_up(be, a_off / 2 ** OA, 2 ** OA, 6 - OA);
+          end if;
           if leave then
             -- the buffered line goes out; the run starts a new one
             out_v   <= '1';
