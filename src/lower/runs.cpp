@@ -707,6 +707,17 @@ RunAlignment alignmentOf(int64_t offsets, int64_t firstLanes) {
           std::countr_zero(static_cast<uint64_t>(firstLanes | (int64_t{1} << kMaxAlignmentBits)))};
 }
 
+/// Every run of `agen` to its end, each taking the elements `step(run)` gives; false, and
+/// stopped, when there are more than `maxRuns`.
+template <class Step>
+bool walkEveryRun(Agen& agen, int64_t maxRuns, Step&& step) {
+  for (int64_t runs = 0; !agen.finished(); ++runs) {
+    if (runs == maxRuns) return false;
+    agen.take(step(agen.current()));
+  }
+  return true;
+}
+
 }  // namespace
 
 RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
@@ -714,19 +725,17 @@ RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, in
   Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
   // Every used line offset and every fill position, or-ed: their common low zero bits.
   int64_t offsets = 0, fills = 0, filled = 0;
-  for (int64_t runs = 0; !agen.finished(); ++runs) {
-    if (runs == maxRuns) return {};
-    const Agen::Run& run = agen.current();
+  const bool walked = walkEveryRun(agen, maxRuns, [&](const Agen::Run& run) {
     const int64_t n = std::min(run.run2, lanes - filled);
     // A run whose every element is masked takes its fills, not its line: its offset is unused.
     bool accessed = false;
     for (int64_t e = 0; e < n; ++e) accessed = accessed || run.accessed[static_cast<size_t>(e)];
     if (accessed) offsets |= run.off;
     fills |= filled;  // the rotator places even a run of fills
-    agen.take(n);
     filled = filled + n == lanes ? 0 : filled + n;
-  }
-  return alignmentOf(offsets, fills);
+    return n;
+  });
+  return walked ? alignmentOf(offsets, fills) : RunAlignment{};
 }
 
 RunAlignment writeAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
@@ -734,19 +743,17 @@ RunAlignment writeAlignment(const AddrGen& g, int elementBytes, int64_t lanes, i
   Agen agen(p, writePerCycle(lanes, elementBytes), elementBytes);
   // As walkWrite: a masked run drops its lanes and touches no line, so only the others count.
   int64_t offsets = 0, firsts = 0, left = 0;
-  for (int64_t runs = 0; !agen.finished(); ++runs) {
-    if (runs == maxRuns) return {};
+  const bool walked = walkEveryRun(agen, maxRuns, [&](const Agen::Run& run) {
     if (left == 0) left = lanes;
-    const Agen::Run& run = agen.current();
     const int64_t n = std::min(run.masked ? run.runm : run.run, left);
     if (!run.masked) {
       offsets |= run.off;
       firsts |= lanes - left;
     }
-    agen.take(n);
     left -= n;
-  }
-  return alignmentOf(offsets, firsts);
+    return n;
+  });
+  return walked ? alignmentOf(offsets, firsts) : RunAlignment{};
 }
 
 bool writeLinesRise(const AddrGen& g, int elementBytes, int64_t lanes) {
