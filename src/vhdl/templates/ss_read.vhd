@@ -212,6 +212,7 @@ architecture rtl of ss_read is
   signal take        : std_logic;
 begin
   o_valid <= '1' when count = LANES else '0';
+  o_data  <= acc;
 
   -- pragma translate_off
   alignment : process (clk)
@@ -222,7 +223,6 @@ begin
     end if;
   end process;
   -- pragma translate_on
-  o_data  <= acc;
 
   ---------------------------------------------------------------------------- scout
   scout_agen : entity work.ss_agen
