@@ -323,7 +323,8 @@ begin
     variable run    : std_logic_vector(MAXRUN * BITS - 1 downto 0);
     variable placed : unsigned(P2 * BITS - 1 downto 0);
     variable c      : unsigned(CBITS - 1 downto 0);  -- cnt0: block above PBITS, lane in block below
-    variable in_run : boolean;
+    variable ahead  : unsigned(P2 - 1 downto 0);     -- offset k < n: the run before its rotation
+    variable in_run : unsigned(P2 - 1 downto 0);     -- offset r is in the run: (r - R) mod P2 < n
     variable at_r, past : boolean_vector(0 to P2 - 1);  -- offset r is in the run, in block B / B + 1
     variable blk0, blk1 : boolean_vector(0 to NB - 1);  -- block b is B / B + 1
     variable pres   : natural range 0 to FIFO_LINES;
@@ -450,12 +451,25 @@ begin
           end if;
           -- Which lanes take it, without comparing every lane with cnt0 and cnt0 + n (two
           -- carry chains per lane): with cnt0 = B*P2 + R and n <= P2, lane j = b*P2 + r is
-          -- in the run iff (r - R) mod P2 < n and b is B when r >= R, else B + 1.
+          -- in the run iff (r - R) mod P2 < n and b is B when r >= R, else B + 1. The
+          -- offsets in the run are the thermometer "k < n" rotated up by R, as the data is;
+          -- every compare is of a small number with a constant (a LUT each, yosys' cmp2lut),
+          -- not a subtraction and a compare per offset (1,735 carry cells of a read).
           c := to_unsigned(cnt0, CBITS);
+          for k in 0 to P2 - 1 loop
+            ahead(k) := '0';
+            if not work.ss_pkg.below(n, k + 1, PBITS + 1) then
+              ahead(k) := '1';
+            end if;
+          end loop;
+          in_run := ahead;
+          if LA < PBITS then
+            in_run := rotate_up(ahead, cnt0 / 2 ** LA, 2 ** LA, PBITS - LA);
+          end if;
           for r in 0 to P2 - 1 loop
-            in_run  := to_integer(to_unsigned(r, PBITS) - c(PBITS - 1 downto 0)) < n;
-            at_r(r) := in_run and r >= to_integer(c(PBITS - 1 downto 0));
-            past(r) := in_run and r < to_integer(c(PBITS - 1 downto 0));
+            -- r >= R, i.e. R < r + 1
+            at_r(r) := in_run(r) = '1' and work.ss_pkg.below(to_integer(c(PBITS - 1 downto 0)), r + 1, PBITS);
+            past(r) := in_run(r) = '1' and not work.ss_pkg.below(to_integer(c(PBITS - 1 downto 0)), r + 1, PBITS);
           end loop;
           for b in 0 to NB - 1 loop
             blk0(b) := to_integer(c(CBITS - 1 downto PBITS)) = b;
