@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <tuple>
 
 #include "skeleshare/lower/runs.h"
@@ -76,10 +77,13 @@ int64_t replayRamSliceWidth(int64_t width, int64_t words) {
   return (width + slices - 1) / slices;
 }
 
-RamCells mapReplayRam(int64_t width, int64_t words) {
-  const int64_t slice = replayRamSliceWidth(width, words);
+RamCells mapReplayRam(int64_t width, int64_t words, int64_t beats) {
+  if (beats < 1 || width % beats != 0) throw std::invalid_argument("mapReplayRam: beats must divide the width");
+  const int64_t beat = width / beats;
+  const int64_t slice = replayRamSliceWidth(beat, words);
   RamCells r;
-  for (int64_t lo = 0; lo < width; lo += slice) r += mapRam(std::min(slice, width - lo), words);
+  for (int64_t b = 0; b < beats; ++b)
+    for (int64_t lo = 0; lo < beat; lo += slice) r += mapRam(std::min(slice, beat - lo), words);
   return r;
 }
 

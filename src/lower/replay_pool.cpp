@@ -1,8 +1,11 @@
 #include "skeleshare/lower/replay_pool.h"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 #include <tuple>
+
+#include "skeleshare/lower/runs.h"
 
 namespace skeleshare::lower {
 
@@ -17,6 +20,23 @@ int64_t ReplayPool::bits() const {
   int64_t b = 0;
   for (const auto& s : slots) b += s.bits();
   return b;
+}
+
+int64_t replayWriteBeats(const Program& prog, const Unit& unit, uint32_t repeat) {
+  const uint32_t in = unit.nodes.at(repeat).operands.at(0);
+  const Node& read = unit.nodes[in];
+  if (read.prim != Prim::Read) return 1;
+  for (const Node& n : unit.nodes)
+    for (uint32_t o : n.operands)
+      if (o == in && &n != &unit.nodes[repeat]) return 1;
+  const int64_t lanes = read.type.vectorLanes();
+  const int bytes = prog.buffers.at(static_cast<size_t>(read.buffer)).bits / 8;
+  const int64_t perCycle = readPerCycle(lanes, bytes);
+  int log = 0;
+  while ((int64_t{1} << log) < perCycle) ++log;
+  const int64_t beat = int64_t{1} << log;
+  if (lanes <= beat || !readRunsStayInBlocks(read.addr, bytes, lanes, beat, kMaxAlignedRuns)) return 1;
+  return lanes / beat;
 }
 
 std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n) {
@@ -58,13 +78,20 @@ ReplayPool planReplayPool(const Program& prog) {
     for (const Buf& b : bufs) {
       const std::tuple<int64_t, size_t, int> key{b.shape.width, rank[b.shape.width]++, side};
       auto [it, fresh] = slotByKey.try_emplace(key, pool.slots.size());
-      if (fresh) pool.slots.push_back({b.shape.width, 0, {}});
+      if (fresh) pool.slots.push_back({b.shape.width, 0, 1, {}});
       ReplaySlot& slot = pool.slots[it->second];
       slot.words = std::max(slot.words, b.shape.words);
       slot.users.push_back({u, b.node});
       pool.slotOf[{u, b.node}] = it->second;
+      const int64_t beats = replayWriteBeats(prog, unit, b.node);
+      pool.beatsOf[{u, b.node}] = beats;
+      slot.beats = std::max(slot.beats, beats);
     }
   }
+  // A user writes the largest number of beats that divides both its own and its slot's:
+  // a divisor of its own keeps every run inside a beat, one of the slot's a beat inside a
+  // slot beat (the user's beats are the slot's taken in groups).
+  for (auto& [user, beats] : pool.beatsOf) beats = std::gcd(beats, pool.slots[pool.slotOf.at(user)].beats);
   return pool;
 }
 

@@ -25,7 +25,8 @@ Resources ramResources(int64_t bits, const RamCells& cells) {
 /// The replay pool's RAMs (replay_pool.h).
 Resources replayPoolResources(const ReplayPool& pool) {
   Resources r;
-  for (const ReplaySlot& slot : pool.slots) r += ramResources(slot.bits(), mapReplayRam(slot.width, slot.words));
+  for (const ReplaySlot& slot : pool.slots)
+    r += ramResources(slot.bits(), mapReplayRam(slot.width, slot.words, slot.beats));
   return r;
 }
 

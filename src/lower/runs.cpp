@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 namespace skeleshare::lower {
@@ -707,36 +709,60 @@ RunAlignment alignmentOf(int64_t offsets, int64_t firstLanes) {
           std::countr_zero(static_cast<uint64_t>(firstLanes | (int64_t{1} << kMaxAlignmentBits)))};
 }
 
-/// Every run of `agen` to its end, each taking the elements `step(run)` gives; false, and
-/// stopped, when there are more than `maxRuns`.
-template <class Step>
-bool walkEveryRun(Agen& agen, int64_t maxRuns, Step&& step) {
+/// Every run of `agen` to its end, each taking the elements `step(run)` gives, until
+/// `stop()`; false, and stopped, when there are more than `maxRuns`.
+template <class Step, class Stop = bool (*)()>
+bool walkEveryRun(Agen& agen, int64_t maxRuns, Step&& step, Stop&& stop = [] { return false; }) {
   for (int64_t runs = 0; !agen.finished(); ++runs) {
     if (runs == maxRuns) return false;
-    agen.take(step(agen.current()));
+    const int64_t n = step(agen.current());
+    if (stop()) return true;
+    agen.take(n);
   }
   return true;
 }
 
 }  // namespace
 
-RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
+namespace {
+
+/// Every run of a read to its end, as ss_read takes them: visit(run, n, filled) sees each
+/// run, the n elements it moves and the lanes of the vector filled before it, and returns
+/// false to stop. True when every run was visited (not stopped, not more than maxRuns).
+template <class Visit>
+bool walkReadRuns(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns, Visit&& visit) {
   AgenParams p = agenParams(g);
   Agen agen(p, readPerCycle(lanes, elementBytes), elementBytes);
-  // Every used line offset and every fill position, or-ed: their common low zero bits.
-  int64_t offsets = 0, fills = 0, filled = 0;
+  int64_t filled = 0;
+  bool stopped = false;
   const bool walked = walkEveryRun(agen, maxRuns, [&](const Agen::Run& run) {
     const int64_t n = std::min(run.run2, lanes - filled);
+    if (!visit(run, n, filled)) {
+      stopped = true;
+      return lanes;  // past the end: the walk stops
+    }
+    filled = filled + n == lanes ? 0 : filled + n;
+    return n;
+  }, [&] { return stopped; });
+  return walked && !stopped;
+}
+
+}  // namespace
+
+RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
+  // Every used line offset and every fill position, or-ed: their common low zero bits.
+  int64_t offsets = 0, fills = 0;
+  const bool walked = walkReadRuns(g, elementBytes, lanes, maxRuns, [&](const Agen::Run& run, int64_t n, int64_t filled) {
     // A run whose every element is masked takes its fills, not its line: its offset is unused.
     bool accessed = false;
     for (int64_t e = 0; e < n; ++e) accessed = accessed || run.accessed[static_cast<size_t>(e)];
     if (accessed) offsets |= run.off;
     fills |= filled;  // the rotator places even a run of fills
-    filled = filled + n == lanes ? 0 : filled + n;
-    return n;
+    return true;
   });
   return walked ? alignmentOf(offsets, fills) : RunAlignment{};
 }
+
 
 RunAlignment writeAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns) {
   AgenParams p = agenParams(g);
@@ -803,6 +829,26 @@ AccessCount AccessCounter::count(bool write, const AddrGen& g, int elementBytes,
     walkedRuns_ += static_cast<uint64_t>(it->second.walked);
   }
   return it->second;
+}
+
+bool readRunsStayInBlocks(const AddrGen& g, int elementBytes, int64_t lanes, int64_t block, int64_t maxRuns) {
+  if (block < 1 || lanes % block != 0) return false;
+  // The replay pool is planned for every schedule and placement the lowering tries (dozens
+  // per compile), each plan asking this of the same reads: their answers are kept.
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, bool> known;
+  std::vector<int64_t> key = accessKey(false, agenParams(g), elementBytes, lanes, block);
+  key.push_back(maxRuns);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const bool stays = walkReadRuns(g, elementBytes, lanes, maxRuns, [&](const Agen::Run&, int64_t n, int64_t filled) {
+    return filled % block + n <= block;
+  });
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(std::move(key), stays);
+  return stays;
 }
 
 }  // namespace skeleshare::lower

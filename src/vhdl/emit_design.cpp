@@ -291,6 +291,10 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
         "  signal {0}_we, {0}_re : std_logic;\n  signal {0}_waddr, {0}_raddr : natural range 0 to {1};\n"
         "  signal {0}_wdata, {0}_rdata : std_logic_vector({2} downto 0);\n",
         r, slot.words - 1, slot.width - 1);
+    // Written in beats (lower::ReplaySlot::beats): a unit's port carries the beat it
+    // writes, which goes to every beat's place of the RAM's wdata; wmask picks the beats.
+    const bool inBeats = slot.beats > 1;
+    if (inBeats) t.decls += fmt::format("  signal {}_wmask : std_logic_vector({} downto 0);\n", r, slot.beats - 1);
     t.body += fmt::format("  -- replay pool slot {}: {} words of {} bits, for {}\n", s, slot.words, slot.width, names);
     for (const auto& [u, node] : slot.users) {
       // the unit's ports' own subtypes: ghdl synth names a port's net after its actual, and
@@ -300,6 +304,16 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
           "  signal u{0}_{1}_we, u{0}_{1}_re : std_logic;\n  signal u{0}_{1}_waddr, u{0}_{1}_raddr : natural range 0 to {3};\n"
           "  signal u{0}_{1}_wdata : std_logic_vector({2} downto 0);\n",
           u, r, slot.width - 1, words - 1);
+      if (inBeats) {
+        const int64_t beats = pool.beatsOf.at({u, node}), beat = slot.width / beats;
+        t.decls += fmt::format("  signal u{0}_{1}_wbeat : std_logic_vector({2} downto 0);\n"
+                               "  signal u{0}_{1}_wmask : std_logic_vector({3} downto 0);\n",
+                               u, r, beat - 1, slot.beats - 1);
+        t.body += fmt::format(
+            "  u{0}_{1}_wbeats : for k in 0 to {2} generate\n"
+            "    u{0}_{1}_wdata((k + 1) * {3} - 1 downto k * {3}) <= u{0}_{1}_wbeat;\n  end generate;\n",
+            u, r, beats - 1, beat);
+      }
       // The read data goes to every unit of the slot. A simulator gives it to the running
       // unit only: the others are held in reset and the top selects the running unit's
       // streams, but their wiring (a Broadcast of the replayed vector) would follow every
@@ -318,21 +332,35 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
       }
       unitExtraPorts[u] += fmt::format(
           ",\n              {1}_we => u{0}_{1}_we, {1}_re => u{0}_{1}_re, {1}_waddr => u{0}_{1}_waddr, "
-          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_wdata, {1}_rdata => {2}",
-          u, r, rdata);
+          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_{3}, {1}_rdata => {2}{4}",
+          u, r, rdata, inBeats ? "wbeat" : "wdata",
+          inBeats ? fmt::format(", {1}_wmask => u{0}_{1}_wmask", u, r) : std::string());
     }
     // each port of the RAM, and its value while none of the slot's units runs
-    const std::pair<const char*, const char*> ports[] = {
+    std::vector<std::pair<const char*, const char*>> ports = {
         {"we", "'0'"}, {"re", "'0'"}, {"waddr", "0"}, {"raddr", "0"}, {"wdata", "(others => '0')"}};
+    if (inBeats) ports.push_back({"wmask", "(others => '0')"});
+    // The data of the units that write the fewest beats (whole words) is chosen first: the
+    // choices among the others are then the same for every beat's place, one set of
+    // multiplexers that synthesis shares between them.
+    std::vector<size_t> byBeats = units;
+    std::stable_sort(byBeats.begin(), byBeats.end(), [&](size_t a, size_t b) {
+      auto beatsOf = [&](size_t u) {
+        for (const auto& [uu, node] : slot.users)
+          if (uu == u) return pool.beatsOf.at({uu, node});
+        return int64_t{1};
+      };
+      return beatsOf(a) < beatsOf(b);
+    });
     for (const auto& [port, idle] : ports) {
       const std::string target = fmt::format("{}_{}", r, port);
       auto source = [&](size_t u) { return fmt::format("u{}_{}", u, target); };
       if (units.size() == 1)
         t.body += fmt::format("  {} <= {};\n", target, source(units[0]));
       else
-        t.body += muxOverCalls(target, units, source, idle);
+        t.body += muxOverCalls(target, std::string(port) == "wdata" ? byBeats : units, source, idle);
     }
-    t.body += detail::replayRamInstance(r, slot.width, slot.words, r + "_rdata");
+    t.body += detail::replayRamInstance(r, slot.width, slot.words, r + "_rdata", slot.beats);
   }
   return t;
 }
@@ -768,7 +796,10 @@ EmittedDesign emitDesign(const lower::Program& prog, const EmitOptions& options)
       }
     }
     for (const auto& [key, slot] : pool.slotOf)
-      if (key.first == i) spec.replayPorts[key.second] = fmt::format("r{}", slot);
+      if (key.first == i) {
+        spec.replayPorts[key.second] = fmt::format("r{}", slot);
+        if (pool.slots[slot].beats > 1) spec.replayBeats[key.second] = {pool.beatsOf.at(key), pool.slots[slot].beats};
+      }
     units.push_back(detail::emitEntity(d.map, u, spec));
     d.dspLanes += units.back().dspLanes;
     d.linePorts += static_cast<int64_t>(units.back().portIsWrite.size());

@@ -24,9 +24,7 @@ using lower::DimKind;
 using lower::Node;
 using lower::Prim;
 
-/// Runs a read's or write's alignment is walked for (lower::readAlignment): a few seconds at
-/// most for the largest of the benchmarks; a longer one keeps the aligners for any run.
-constexpr int64_t kMaxAlignedRuns = int64_t{1} << 22;
+using lower::kMaxAlignedRuns;
 
 /// The OFF_ALIGN and LANE_ALIGN generics of a read or write whose runs are aligned
 /// (lower::readAlignment, writeAlignment), or nothing. The walks take the buffer to start
@@ -100,10 +98,13 @@ class UnitWriter {
       ports += fmt::format(";\n    {} : out std_logic_vector(31 downto 0)", name);
     for (const auto& [node, prefix] : spec_.replayPorts) {
       const lower::ReplayShape shape = lower::replayShape(unit_, unit_.nodes.at(node));
+      const auto beats = spec_.replayBeats.find(node);
+      const bool inBeats = beats != spec_.replayBeats.end();
       ports += fmt::format(
           ";\n    {0}_we, {0}_re : out std_logic;\n    {0}_waddr, {0}_raddr : out natural range 0 to {1};\n"
-          "    {0}_wdata : out {2};\n    {0}_rdata : in {2}",
-          prefix, shape.words - 1, slv(shape.width));
+          "    {0}_wdata : out {3};\n    {0}_rdata : in {2}{4}",
+          prefix, shape.words - 1, slv(shape.width), slv(inBeats ? shape.width / beats->second.first : shape.width),
+          inBeats ? fmt::format(";\n    {}_wmask : out {}", prefix, slv(beats->second.second)) : std::string());
     }
     if (spec_.memory) {
       std::string done;
@@ -222,7 +223,7 @@ class UnitWriter {
       const Node& n = unit_.nodes[i];
       auto source = spec_.sources.find(static_cast<uint32_t>(i));
       if (n.prim == Prim::Write || fused_.count(i) || (!spec_.emit[i] && source == spec_.sources.end())) continue;
-      const int64_t w = lanesOf(n.type) * bitsOf(i);
+      const int64_t w = lanesOf(n.type) / beatsOf(i) * bitsOf(i);
       const std::string src = fmt::format("n{}", i);
       const auto& us = uses[static_cast<uint32_t>(i)];
       // a split or join is its operand's stream under another name (an operand is an
@@ -277,6 +278,13 @@ class UnitWriter {
   int bitsOf(size_t i) const {
     auto it = narrowBits_.find(i);
     return it == narrowBits_.end() ? unit_.nodes[i].type.bits : it->second;
+  }
+  /// The beats node i's vectors are delivered in: those of the replay buffer written in
+  /// beats that a Read feeds (EntitySpec::replayBeats), else 1.
+  int64_t beatsOf(size_t i) const {
+    for (const auto& [repeat, beats] : spec_.replayBeats)
+      if (unit_.nodes.at(repeat).operands.at(0) == i) return beats.first;
+    return 1;
   }
 
   static std::string ports(const char* prefix, const Endpoint& e) {
@@ -385,7 +393,7 @@ class UnitWriter {
             "    generic map (\n      {2},\n"
             "      LANES => {3}, BITS => {4}, BASE => {5}, EBYTES => {6}, PER_CYCLE => {7}, FIFO_LINES => {11}{10}{12}{14})\n"
             "    port map (clk => clk, rst => rst, {8},{13}\n              {9});\n",
-            i, r.name, addrGenGenerics(n.addr), lanesOf(n.type), n.type.bits, intLiteral(r.base), r.bits / 8,
+            i, r.name, addrGenGenerics(n.addr), lanesOf(n.type) / beatsOf(i), n.type.bits, intLiteral(r.base), r.bits / 8,
             lower::readPerCycle(lanesOf(n.type), r.bits / 8), port, outPorts(i),
             lower::keptLines(n) > 1 ? fmt::format(", KEEP => {}", lower::keptLines(n)) : std::string(),
             lower::kReadFifoLines, gated == spec_.gatedReads.end() ? "" : ", GATED => true",
@@ -513,12 +521,17 @@ class UnitWriter {
           body_ += replayRamInstance(ram, shape.width, shape.words, fmt::format("n{}_data", i));
         }
         const std::string m = pooled == spec_.replayPorts.end() ? ram : pooled->second;
+        // written in beats: its Read delivers a beat per vector (docs/hardware.md)
+        const auto beats = spec_.replayBeats.find(static_cast<uint32_t>(i));
+        const bool inBeats = beats != spec_.replayBeats.end();
         body_ += fmt::format(
-            "  n{0}_repeat : entity work.ss_repeat\n    generic map (W => {1}, WORDS => {2}, N => {3})\n"
+            "  n{0}_repeat : entity work.ss_repeat\n    generic map (W => {1}, WORDS => {2}, N => {3}{6})\n"
             "    port map (clk => clk, rst => rst, {4},\n              o_valid => n{0}_valid, o_ready => n{0}_ready,\n"
-            "              m_we => {5}_we, m_waddr => {5}_waddr, m_wdata => {5}_wdata, m_re => {5}_re,\n"
+            "              m_we => {5}_we, m_waddr => {5}_waddr, m_wdata => {5}_wdata,{7} m_re => {5}_re,\n"
             "              m_raddr => {5}_raddr);\n",
-            i, shape.width, shape.words / 2, n.params[0], inPorts(i, 0, "i"), m);
+            i, shape.width, shape.words / 2, n.params[0], inPorts(i, 0, "i"), m,
+            inBeats ? fmt::format(", BEATS => {}, M_BEATS => {}", beats->second.first, beats->second.second) : std::string(),
+            inBeats ? fmt::format(" m_wmask => {}_wmask,", m) : "");
         return;
       }
       case Prim::Broadcast: {

@@ -26,12 +26,15 @@ std::string intVector(const std::vector<int64_t>& values) {
   return s + ")";
 }
 
-std::string replayRamInstance(const std::string& name, int64_t width, int64_t words, const std::string& rdata) {
+std::string replayRamInstance(const std::string& name, int64_t width, int64_t words, const std::string& rdata,
+                              int64_t beats) {
+  const bool inBeats = beats > 1;
   return fmt::format(
-      "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2}, SLICE_W => {3})\n"
-      "    port map (clk => clk, we => {0}_we, waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
+      "  {0} : entity work.ss_replay_ram\n    generic map (W => {1}, WORDS => {2}, SLICE_W => {3}{5})\n"
+      "    port map (clk => clk, we => {0}_we,{6} waddr => {0}_waddr, wdata => {0}_wdata, re => {0}_re,\n"
       "              raddr => {0}_raddr, rdata => {4});\n",
-      name, width, words, lower::replayRamSliceWidth(width, words), rdata);
+      name, width, words, lower::replayRamSliceWidth(width / beats, words), rdata,
+      inBeats ? fmt::format(", BEATS => {}", beats) : std::string(), inBeats ? fmt::format(" wmask => {}_wmask,", name) : "");
 }
 
 std::string readTemplate(const std::string& templateDir, const std::string& name) {

@@ -20,8 +20,10 @@ std::string intLiteral(int64_t v);
 
 /// An ss_replay_ram instance `name` of `words` words of `width` bits, its ports the
 /// signals `name`_we, _waddr, _wdata, _re, _raddr and its read data to `rdata`; sliced as
-/// lower::replayRamSliceWidth says.
-std::string replayRamInstance(const std::string& name, int64_t width, int64_t words, const std::string& rdata);
+/// lower::replayRamSliceWidth says. Written in `beats` beats (> 1: also its port
+/// `name`_wmask).
+std::string replayRamInstance(const std::string& name, int64_t width, int64_t words, const std::string& rdata,
+                              int64_t beats = 1);
 
 /// The contents of templateDir/name; throws std::runtime_error when it cannot be read.
 std::string readTemplate(const std::string& templateDir, const std::string& name);
@@ -55,6 +57,9 @@ struct EntitySpec {
   std::map<uint32_t, int64_t> maxLen;                    // ReduceStm node -> the largest length of any call
   std::vector<std::pair<std::string, int64_t>> lenOutputs;  // output port -> constant length of this call
   std::map<uint32_t, std::string> replayPorts;           // Repeat node -> port prefix of its RAM (the top's pool)
+  /// Pooled Repeats written in beats (lower::ReplayPool::beatsOf, only those whose RAM has
+  /// more than one): the beats it writes and its RAM's. Its Read delivers a beat per vector.
+  std::map<uint32_t, std::pair<int64_t, int64_t>> replayBeats;
   /// Sinks whose data is the read data of a replay-pool RAM (through splits and joins):
   /// their ports carry valid and ready only, and the top takes the data from the RAM.
   std::set<uint32_t> sinksFromPool;

@@ -50,6 +50,17 @@ TEST(RamMapping, AReplayRamOfMoreThan2To24BitsIsSlicedForYosys) {
   EXPECT_EQ(mapReplayRam(1000, 50000), (RamCells{mapRam(334, 50000).m20k * 2 + mapRam(332, 50000).m20k, 0, 0}));
 }
 
+TEST(RamMapping, AReplayRamWrittenInBeatsIsAMemoryPerBeat) {
+  // VGG-CIFAR's weight slot written in 32 beats of 512 bits: yosys takes each 288-word beat
+  // as 16 cells of 512 x 32 (56% efficient, where 13 of 512 x 40 round to 55%), 512 in
+  // all where the whole word took 410
+  EXPECT_EQ(mapRam(16384, 288), (RamCells{410, 0, 0}));
+  EXPECT_EQ(mapReplayRam(16384, 288, 32), (RamCells{512, 0, 0}));
+  // a beat of more than 2^24 bits is sliced within the beat
+  EXPECT_EQ(mapReplayRam(1024, 48672, 2), (RamCells{2 * 1536, 0, 0}));  // two beats of two slices
+  EXPECT_THROW(mapReplayRam(1000, 8, 3), std::invalid_argument);
+}
+
 TEST(RamMapping, TheArbitersFifoHoldsAPortIndexPerPendingRead) {
   // 32 words of the bits a port's index takes, a cell per bit (synth.py --blocks-only,
   // 2026-12-02: 2 cells with 3 ports, 3 with four chained matrix products' 5 to 8)

@@ -174,6 +174,25 @@ TEST(CliSim, APairedFirstLayerTakesTwoColumnsAStep) {
 
 TEST(CliSim, SingleChannelWindowPassesBitExact) { expectProgramPassesAsWritten("single_channel_conv.dsl", 88.0 / 84); }
 
+// A replayed weight read whose runs never cross a 64-lane block delivers 64-lane beats,
+// and its replay buffer writes one a cycle into a RAM written in beats (lower::
+// replayWriteBeats): at 128 DSPs the 2,048-bit weight vectors are 4 beats. Bit-exact, in
+// the same 793 cycles as when the read assembled whole vectors.
+TEST(CliSim, AReplayedReadOfWholeBlocksIsWrittenInBeats) {
+  auto dir = scratchDir();
+  auto r = runTool({"sim", sourcePath("tests/tools/programs/beat_written_weights.dsl").string(), "--dsp-budget", "128",
+                    "--seed", "3", "--json", "-q", "-o", (dir / "out").string()},
+                   dir);
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["result"], "PASS") << r.out;
+  expectPinnedRatio(j, 793.0 / 761, "beat_written_weights at 128 DSPs");
+  const std::string unit = readFile(dir / "out" / "vhdl" / "beat_written_weights_u0.vhd");
+  EXPECT_NE(unit.find("W => 2048, WORDS => 18, N => 36, BEATS => 4, M_BEATS => 4"), std::string::npos) << unit;
+  EXPECT_EQ(unit.find("LANES => 256"), std::string::npos) << "the weight read still assembles whole vectors";
+  EXPECT_NE(readFile(dir / "out" / "vhdl" / "beat_written_weights_top.vhd").find("BEATS => 4)"), std::string::npos);
+}
+
 // A partial dot whose chunks a merge sums at once reads interleaved chunks: each step one
 // contiguous run of K columns (and the columns past N masked), where chunk-major chunks
 // gathered C pieces a step. Before, this design simulated 1,618 cycles (2.9x predicted).

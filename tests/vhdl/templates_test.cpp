@@ -105,7 +105,8 @@ TEST(Templates, ConstantProductsBySumsOfShiftsAreProducts) {
 TEST(Templates, ASlicedReplayRamReadsWhatAWholeOneDoes) {
   // ss_replay_ram cuts a RAM of more than 2**24 bits into slices of its word, each a
   // memory of its own (lower::kMaxMemoryBits): every slicing of random writes and reads,
-  // uneven ones too, reads the words written, old data where a word is being written
+  // uneven ones too, reads the words written, old data where a word is being written;
+  // one written in beats (a mask of them per write) reads what was written beat by beat
   expectPackageTestbenchPasses("replay_ram", 1'000, {"ss_replay_ram"});
 }
 

@@ -41,10 +41,13 @@ inline constexpr int64_t kMaxMemoryBits = int64_t{1} << 24;
 
 /// The bits of each slice of a replay RAM's word (ss_replay_ram's SLICE_W; the last
 /// slice may be narrower): the whole word unless the RAM holds more than kMaxMemoryBits.
+/// A RAM written in beats (ReplaySlot::beats) is sliced within each beat: pass the beat's
+/// width.
 int64_t replayRamSliceWidth(int64_t width, int64_t words);
 
-/// A replay RAM (ss_replay_ram): its slices, each mapped as mapRam.
-RamCells mapReplayRam(int64_t width, int64_t words);
+/// A replay RAM (ss_replay_ram) written in `beats` beats of width / beats bits: its
+/// slices, each beat's own, each mapped as mapRam.
+RamCells mapReplayRam(int64_t width, int64_t words, int64_t beats = 1);
 
 /// A line RAM (ss_line_ram) of `lines` lines of 512 bits: GHDL splits it into 64
 /// byte-wide memories (its byte enables), each mapped as mapRam(8, lines).

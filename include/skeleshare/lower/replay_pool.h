@@ -32,6 +32,15 @@ struct ReplayShape {
 /// The buffer of a Repeat node (two banks of its block, ss_repeat's RAM).
 ReplayShape replayShape(const Unit& unit, const Node& repeat);
 
+/// The beats a Repeat's buffer can be written in (docs/hardware.md, "Replay buffers
+/// written in beats"): its input is a Read that nothing else uses, and no run of that
+/// Read crosses a boundary of B lanes, B the power of two at or above the elements it
+/// moves per cycle (lower::readRunsStayInBlocks). Then the Read can deliver its vector of
+/// L lanes as L / B vectors of B lanes with the same runs in the same cycles, and the
+/// buffer writes one per cycle: the Read assembles B lanes, not L. L / B; 1 when the input
+/// is anything else.
+int64_t replayWriteBeats(const Program& prog, const Unit& unit, uint32_t repeat);
+
 /// The Repeat whose data node n's is: n itself, or through splits and joins; nullopt when
 /// there is none.
 std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n);
@@ -39,6 +48,7 @@ std::optional<uint32_t> replayedRepeat(const Unit& unit, uint32_t n);
 struct ReplaySlot {
   int64_t width = 0;
   int64_t words = 0;                                 // the deepest buffer placed in it
+  int64_t beats = 1;  // its write beats: the most of any user's; each user writes gcd(its own, this)
   std::vector<std::pair<size_t, uint32_t>> users;    // (unit, Repeat node), in schedule order
   int64_t bits() const { return width * words; }
 };
@@ -46,6 +56,7 @@ struct ReplaySlot {
 struct ReplayPool {
   std::vector<ReplaySlot> slots;                     // in order of first use
   std::map<std::pair<size_t, uint32_t>, size_t> slotOf;  // (unit, Repeat node) -> slot
+  std::map<std::pair<size_t, uint32_t>, int64_t> beatsOf;  // (unit, Repeat node) -> the beats it writes
   int64_t bits() const;
 };
 

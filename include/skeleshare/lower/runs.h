@@ -89,6 +89,10 @@ bool writeLinesRise(const AddrGen& g, int elementBytes, int64_t lanes);
 /// must hold for all of them; with more than `maxRuns` runs it gives {0, 0}, the aligners
 /// for any run.
 inline constexpr int kMaxAlignmentBits = 30;
+/// Runs the emitter and the replay pool walk a read or write for (readAlignment's maxRuns):
+/// a few seconds at most for the largest of the benchmarks; a longer one keeps the aligners
+/// for any run.
+inline constexpr int64_t kMaxAlignedRuns = int64_t{1} << 22;
 struct RunAlignment {
   int offsetBits = 0;
   int laneBits = 0;
@@ -96,6 +100,11 @@ struct RunAlignment {
 /// A read's runs touch their lines when some element is accessed; every run, even one of
 /// fills only, is placed by the rotator.
 RunAlignment readAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns);
+/// Whether every run of a read lies within one block of `block` lanes of its vector (it
+/// starts at a lane that leaves room for it in the block): then the read can deliver its
+/// vectors as blocks with the same runs (lower::replayWriteBeats). Stops at the first run
+/// that does not; false past maxRuns runs or when block does not divide lanes.
+bool readRunsStayInBlocks(const AddrGen& g, int elementBytes, int64_t lanes, int64_t block, int64_t maxRuns);
 /// A write's masked runs drop their lanes: only the others are shifted.
 RunAlignment writeAlignment(const AddrGen& g, int elementBytes, int64_t lanes, int64_t maxRuns);
 
