@@ -300,19 +300,22 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
       // the unit's ports' own subtypes: ghdl synth names a port's net after its actual, and
       // an actual of another range became a second net of the same name in its Verilog
       const int64_t words = lower::replayShape(prog.units[u], prog.units[u].nodes.at(node)).words;
+      // (In a slot written in beats, u<u>_r<s>_wdata is the unit's beat, and _wrep the beat
+      // at every beat's place: ghdl synth names the port's net u<u>_r<s>_wdata whatever its
+      // actual is called.)
+      const int64_t beat = inBeats ? slot.width / pool.beatsOf.at({u, node}) : slot.width;
       t.decls += fmt::format(
           "  signal u{0}_{1}_we, u{0}_{1}_re : std_logic;\n  signal u{0}_{1}_waddr, u{0}_{1}_raddr : natural range 0 to {3};\n"
           "  signal u{0}_{1}_wdata : std_logic_vector({2} downto 0);\n",
-          u, r, slot.width - 1, words - 1);
+          u, r, beat - 1, words - 1);
       if (inBeats) {
-        const int64_t beats = pool.beatsOf.at({u, node}), beat = slot.width / beats;
-        t.decls += fmt::format("  signal u{0}_{1}_wbeat : std_logic_vector({2} downto 0);\n"
+        t.decls += fmt::format("  signal u{0}_{1}_wrep : std_logic_vector({2} downto 0);\n"
                                "  signal u{0}_{1}_wmask : std_logic_vector({3} downto 0);\n",
-                               u, r, beat - 1, slot.beats - 1);
+                               u, r, slot.width - 1, slot.beats - 1);
         t.body += fmt::format(
             "  u{0}_{1}_wbeats : for k in 0 to {2} generate\n"
-            "    u{0}_{1}_wdata((k + 1) * {3} - 1 downto k * {3}) <= u{0}_{1}_wbeat;\n  end generate;\n",
-            u, r, beats - 1, beat);
+            "    u{0}_{1}_wrep((k + 1) * {3} - 1 downto k * {3}) <= u{0}_{1}_wdata;\n  end generate;\n",
+            u, r, slot.width / beat - 1, beat);
       }
       // The read data goes to every unit of the slot. A simulator gives it to the running
       // unit only: the others are held in reset and the top selects the running unit's
@@ -332,9 +335,8 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
       }
       unitExtraPorts[u] += fmt::format(
           ",\n              {1}_we => u{0}_{1}_we, {1}_re => u{0}_{1}_re, {1}_waddr => u{0}_{1}_waddr, "
-          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_{3}, {1}_rdata => {2}{4}",
-          u, r, rdata, inBeats ? "wbeat" : "wdata",
-          inBeats ? fmt::format(", {1}_wmask => u{0}_{1}_wmask", u, r) : std::string());
+          "{1}_raddr => u{0}_{1}_raddr,\n              {1}_wdata => u{0}_{1}_wdata, {1}_rdata => {2}{3}",
+          u, r, rdata, inBeats ? fmt::format(", {1}_wmask => u{0}_{1}_wmask", u, r) : std::string());
     }
     // each port of the RAM, and its value while none of the slot's units runs
     std::vector<std::pair<const char*, const char*>> ports = {
@@ -354,11 +356,14 @@ TopParts replayPoolParts(const lower::Program& prog, const lower::ReplayPool& po
     });
     for (const auto& [port, idle] : ports) {
       const std::string target = fmt::format("{}_{}", r, port);
-      auto source = [&](size_t u) { return fmt::format("u{}_{}", u, target); };
+      const bool wdata = std::string(port) == "wdata";
+      auto source = [&](size_t u) {
+        return inBeats && wdata ? fmt::format("u{}_{}_wrep", u, r) : fmt::format("u{}_{}", u, target);
+      };
       if (units.size() == 1)
         t.body += fmt::format("  {} <= {};\n", target, source(units[0]));
       else
-        t.body += muxOverCalls(target, std::string(port) == "wdata" ? byBeats : units, source, idle);
+        t.body += muxOverCalls(target, wdata ? byBeats : units, source, idle);
     }
     t.body += detail::replayRamInstance(r, slot.width, slot.words, r + "_rdata", slot.beats);
   }

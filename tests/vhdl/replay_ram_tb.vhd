@@ -62,6 +62,17 @@ begin
       uniform(s1, s2, x);
       return natural(floor(x * real(hi + 1))) mod (hi + 1);
     end function;
+    -- one read of a written word (when `reading`): it must be `want`
+    procedure check(reading : boolean; got, want : std_logic_vector; what : string) is
+    begin
+      if reading then
+        n := n + 1;
+        if got /= want then
+          errors := errors + 1;
+          report what & " read a wrong word" severity error;
+        end if;
+      end if;
+    end procedure;
   begin
     for cycle in 1 to 2000 loop
       we <= '1' when rand(1) = 1 else '0';
@@ -90,24 +101,12 @@ begin
       wait for 1 ns;
       clk <= '0';
       wait for 1 ns;
-      if reading then
-        for k in SLICINGS'range loop
-          n := n + 1;
-          if rdata(k) /= expect then
-            errors := errors + 1;
-            report "slices of " & integer'image(SLICINGS(k)) & " bits read a wrong word" severity error;
-          end if;
-        end loop;
-      end if;
-      if beat_reading then
-        for k in BEAT_SLICINGS'range loop
-          n := n + 1;
-          if beat_rdata(k) /= beat_expect then
-            errors := errors + 1;
-            report "beats sliced in " & integer'image(BEAT_SLICINGS(k)) & " bits read a wrong word" severity error;
-          end if;
-        end loop;
-      end if;
+      for k in SLICINGS'range loop
+        check(reading, rdata(k), expect, "slices of " & integer'image(SLICINGS(k)) & " bits");
+      end loop;
+      for k in BEAT_SLICINGS'range loop
+        check(beat_reading, beat_rdata(k), beat_expect, "beats sliced in " & integer'image(BEAT_SLICINGS(k)) & " bits");
+      end loop;
     end loop;
     write_result(RESULT_FILE, n, errors);
     wait;
