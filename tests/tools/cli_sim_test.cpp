@@ -309,8 +309,9 @@ TEST(CliSim, FullSelfAttentionWithOverlapReachesThePapersThroughput) {
   std::string units;
   for (int u = 0; u < 5; ++u) units += readFile(dir / "out" / "vhdl" / ("self_attention_u" + std::to_string(u) + ".vhd"));
   EXPECT_NE(units.find("x_kept"), std::string::npos);
-  // the weights' block of one group (one word of 32 x 64 lanes) replayed for x's 64 rows
-  EXPECT_NE(units.find("generic map (W => 16384, WORDS => 1, N => 64)"), std::string::npos);
+  // the weights' block of one group (one word of 32 x 64 lanes) replayed for x's 64 rows,
+  // written in 32 beats of a line each (docs/hardware.md, "Replay buffers written in beats")
+  EXPECT_NE(units.find("generic map (W => 16384, WORDS => 1, N => 64, BEATS => 32, M_BEATS => 32)"), std::string::npos);
   auto report = nlohmann::json::parse(readFile(dir / "out" / "report.json"));
   const double gops = report["macs"].get<double>() * 2 * 0.2 / cycles;
   EXPECT_GE(gops, 648.0) << cycles << " simulated cycles";
