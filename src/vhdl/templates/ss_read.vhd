@@ -141,11 +141,12 @@ architecture rtl of ss_read is
   end function;
 
   -- some accessed element among the first n lies in the first line (high = false) or the
-  -- next (high = true)
+  -- next (high = true). (e < n as ss_pkg.below: a compare of a 7-bit n with a constant is
+  -- a carry chain in yosys, its cmp2lut takes 6 bits at most; 128 of them in a read.)
   function uses(n : natural; emask, ehigh : std_logic_vector; high : std_logic) return boolean is
   begin
     for e in 0 to PER_CYCLE - 1 loop
-      if e < n and emask(e) = '0' and ehigh(e) = high then
+      if not work.ss_pkg.below(n, e + 1, bits_for(PER_CYCLE)) and emask(e) = '0' and ehigh(e) = high then
         return true;
       end if;
     end loop;

@@ -179,7 +179,9 @@ begin
           be     := (others => '0');
           for e in 0 to MAXRUN - 1 loop
             for md in 0 to RUN_MODES - 1 loop
-              if md = a_mode and e < n and a_emask(e) = '0' and T_A(md * R + e) * EBYTES + BELOW >= 0 and
+              -- (e < n as ss_pkg.below, a LUT: compared as numbers, a 7-bit carry chain per e)
+              if md = a_mode and not work.ss_pkg.below(n, e + 1, bits_for(PER_CYCLE)) and a_emask(e) = '0' and
+                 T_A(md * R + e) * EBYTES + BELOW >= 0 and
                  T_A(md * R + e) * EBYTES < LINE_BYTES then
                 data((T_A(md * R + e) * EBYTES + BELOW) * 8 + BITS - 1 downto (T_A(md * R + e) * EBYTES + BELOW) * 8) :=
                   unsigned(wrap_to(signed(vlanes(e * VBITS + VBITS - 1 downto e * VBITS)), BITS));
