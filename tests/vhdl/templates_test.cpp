@@ -102,6 +102,14 @@ TEST(Templates, ConstantProductsBySumsOfShiftsAreProducts) {
   expectPackageTestbenchPasses("times", 30'000);
 }
 
+TEST(Templates, DivisionsByAConstantOverARangeAreQuotients) {
+  // ss_pkg.udiv_stages: the address generators' floor division of a digit by a constant,
+  // a shift and a product by a reciprocal in synthesis ("/" in simulation); every small
+  // divisor and powers of two times 1, 3, 5, over ranges up to 2**24, with the last
+  // quotient steps of each range
+  expectPackageTestbenchPasses("udiv", 400'000);
+}
+
 TEST(Templates, ASlicedReplayRamReadsWhatAWholeOneDoes) {
   // ss_replay_ram cuts a RAM of more than 2**24 bits into slices of its word, each a
   // memory of its own (lower::kMaxMemoryBits): every slicing of random writes and reads,

@@ -128,6 +128,11 @@ architecture rtl of ss_agen is
   end function;
   constant T_M : integer_vector := value_table(true);
   constant T_D : integer_vector := value_table(false);
+  -- the ranges of the affine access's values (ss_pkg.affine_values narrows to them)
+  constant RANGES : integer_vector := affine_ranges(NC, NG, ND, NS, NM, EXTENTS, G_OFFSET, G_COEF, D_GROUP, D_DIV,
+                                                    D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF);
+  constant RBITS  : integer_vector := ranges_bits(RANGES);
+  constant DPLANS : integer_vector := digit_plans(NG, ND, RANGES, D_GROUP, D_DIV, D_MOD);
   constant T_A : integer_vector := run_addr_table(NC, ND, NS, PER_CYCLE, EXTENTS, G_COEF, D_GROUP, D_DIV, D_MOD,
                                                   SPACE, C_COEF);
   -- Tail masks: mask m is exactly "the top digit of its group below M_HI(m)" (a guard of
@@ -297,7 +302,7 @@ begin
     digit_lo := (others => 0);
     digit_hi := (others => 0);
     affine_values(as_vector(ctr), NC, NG, ND, NS, NM, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF,
-                  M_OFFSET, M_COEF, digit, raw, mval);
+                  M_OFFSET, M_COEF, RANGES, RBITS, DPLANS, digit, raw, mval);
     -- the first element's byte, line and offset (also when it is masked: then its
     -- address may lie outside the buffer, even below 0, and only locates the run)
     byte := to_signed(BASE + times(raw, EBYTES), 34);
@@ -344,10 +349,12 @@ begin
             for k in 0 to NC - 1 loop
               gv := gv + times(ctr(k), G_COEF(D_GROUP(TAIL_DIGIT(m)) * NC + k));
             end loop;
-            run_window(gv, gv + T_T_MIN(mdc * NMV + m) - 1, M_HI(m) * D_DIV(TAIL_DIGIT(m)),
-                       T_T_MIN(mdc * NMV + m), T_T_MAX(mdc * NMV + m), lo_c, hi_c);
-            tail_lo(m) := lo_c;
-            tail_hi(m) := hi_c;
+            gv := narrow(gv, RANGES(2 * D_GROUP(TAIL_DIGIT(m))), RANGES(2 * D_GROUP(TAIL_DIGIT(m)) + 1),
+                         RBITS(D_GROUP(TAIL_DIGIT(m))));
+            -- run_window(gv, gv + T_T_MIN - 1, M_HI * D_DIV, ...): its low edge is always 0
+            tail_lo(m) := 0;
+            tail_hi(m) := window_edge(gv, M_HI(m) * D_DIV(TAIL_DIGIT(m)), T_T_MIN(mdc * NMV + m),
+                                      T_T_MAX(mdc * NMV + m));
           end if;
         end loop;
         for d in 0 to ND - 1 loop

@@ -93,10 +93,47 @@ package ss_pkg is
   -- when no mask fails) and every mask's value. Coefficients, divisors and radices are
   -- generics, so synthesis specialises the arithmetic to constant multiplications (and
   -- divisions only for flattened windows). ss_agen evaluates it once per cycle.
+  -- Every value is narrowed to the range it takes over all counter values (RANGES, from
+  -- affine_ranges at elaboration; RBITS its range_bits), and a digit is divided as an
+  -- unsigned number of its range by shifts and a product by a reciprocal (DPLANS, from
+  -- digit_plans). As 32-bit integers, a 64-element generator's arithmetic was 41 32-bit
+  -- carry chains and two 32-bit dividers (yosys), the most of its logic. (Every width and
+  -- plan is an elaboration constant: GHDL synth takes a loop with an exit, or a return in
+  -- a loop, as logic, and then a width computed by it is not constant.)
   procedure affine_values(
     ctr : in integer_vector; NC, NG, ND, NS : in positive; NM : in natural;
     G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF : in integer_vector;
+    RANGES, RBITS, DPLANS : in integer_vector;
     digit : out integer_vector; raw : out integer; mval : out integer_vector);
+  -- The least and greatest value of every group, digit and mask and of the address, for
+  -- counters ctr(k) in [0, EXTENTS(k)) (interval arithmetic, so a superset: exact for the
+  -- groups and the digits with a radix): value i is RANGES(2i) .. RANGES(2i + 1), i = g
+  -- for group g, NG + d for digit d, NG + ND + m for mask m, and NG + ND + NM for the
+  -- address.
+  function affine_ranges(NC, NG, ND, NS : positive; NM : natural;
+    EXTENTS, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF : integer_vector)
+    return integer_vector;
+  -- range_bits of each range in RANGES
+  function ranges_bits(RANGES : integer_vector) return integer_vector;
+  -- The bits of the numbers in [lo, hi]: unsigned when lo >= 0, else two's complement.
+  function range_bits(lo, hi : integer) return positive;
+  -- x, which lies in [lo, hi], as a number of bits = range_bits(lo, hi) bits: synthesis
+  -- keeps only those bits (yosys then narrows the arithmetic before it, whose low bits do
+  -- not depend on the high ones, and the compares after it). A simulator checks the range.
+  function narrow(x, lo, hi : integer; bits : positive) return integer;
+  -- floor(u / d) for 0 <= u <= umax, by a plan made at elaboration (udiv_plan, UDIV_ENTRIES
+  -- entries): in synthesis a shift by d's factor of two, then a product by a reciprocal of
+  -- d's odd part and a shift (exact over the range), or, where that product would not
+  -- fit 31 bits, a divider of range_bits(0, umax) bits; in simulation "/". udiv_stages is
+  -- the synthesis form (tests/vhdl/udiv_tb.vhd checks it against "/").
+  constant UDIV_ENTRIES : positive := 7;
+  function udiv_plan(d : positive; umax : natural) return integer_vector;
+  function udiv_const(u : natural; d : positive; plan : integer_vector) return natural;
+  function udiv_stages(u : natural; plan : integer_vector) return natural;
+  -- Per digit d, DIGIT_ENTRIES entries from d * DIGIT_ENTRIES: the base that affine_values
+  -- subtracts from its group's value, the udiv_plan of D_DIV(d) and that of D_MOD(d).
+  constant DIGIT_ENTRIES : positive := 1 + 2 * UDIV_ENTRIES;
+  function digit_plans(NG, ND : positive; RANGES, D_GROUP, D_DIV, D_MOD : integer_vector) return integer_vector;
 
   -- Runs (ss_agen; docs/hardware.md, "Runs"). Stepping counter j by one changes group
   -- g's value by G_COEF(g*NC + j); a digit with D_DIV = 1 (the lowest digit of its group)
@@ -144,6 +181,8 @@ package ss_pkg is
   -- v0 + o is in [lo, hi) exactly when lo_c <= o - omin + 1 < hi_c, for every o in
   -- [omin, omax] (a compare of small numbers against a constant per element of a run).
   procedure run_window(v0, lo, hi, omin, omax : in integer; lo_c, hi_c : out natural);
+  -- One edge of run_window: edge - v0 clamped to [omin - 1, omax + 1], less omin - 1.
+  function window_edge(v0, edge, omin, omax : integer) return natural;
 end package;
 
 package body ss_pkg is
@@ -409,35 +448,45 @@ package body ss_pkg is
   procedure affine_values(
     ctr : in integer_vector; NC, NG, ND, NS : in positive; NM : in natural;
     G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF : in integer_vector;
+    RANGES, RBITS, DPLANS : in integer_vector;
     digit : out integer_vector; raw : out integer; mval : out integer_vector) is
     variable value : integer_vector(0 to NG - 1);
     variable dg    : integer_vector(0 to ND - 1);
     variable v, a  : integer;
+    constant AR    : natural := NG + ND + NM;  -- the address's range
   begin
     for g in 0 to NG - 1 loop
       v := G_OFFSET(g);
       for k in 0 to NC - 1 loop
         v := v + times(ctr(k), G_COEF(g * NC + k));
       end loop;
-      value(g) := v;
+      value(g) := narrow(v, RANGES(2 * g), RANGES(2 * g + 1), RBITS(g));
     end loop;
     for d in 0 to ND - 1 loop
       v := value(D_GROUP(d));
-      if D_DIV(d) /= 1 then
-        v := floor_div(v, D_DIV(d));
+      if D_DIV(d) /= 1 or D_MOD(d) /= 0 then
+        -- floor(v / D_DIV) mod D_MOD (or + base / D_DIV without a radix) as unsigned
+        -- arithmetic on v - base, base a multiple of the period at or below the group's least
+        v := udiv_const(narrow(v - DPLANS(d * DIGIT_ENTRIES), 0, RANGES(2 * D_GROUP(d) + 1) - DPLANS(d * DIGIT_ENTRIES),
+                               DPLANS(d * DIGIT_ENTRIES + 2)),  -- the udiv plan's UB
+                        D_DIV(d), DPLANS(d * DIGIT_ENTRIES + 1 to d * DIGIT_ENTRIES + UDIV_ENTRIES));
+        if D_MOD(d) /= 0 then
+          v := v - times(udiv_const(v, D_MOD(d), DPLANS(d * DIGIT_ENTRIES + 1 + UDIV_ENTRIES to (d + 1) * DIGIT_ENTRIES - 1)),
+                         D_MOD(d));
+        else
+          v := v + DPLANS(d * DIGIT_ENTRIES) / D_DIV(d);
+        end if;
       end if;
-      if D_MOD(d) /= 0 then
-        v := floor_mod(v, D_MOD(d));
-      end if;
-      dg(d) := v;
+      dg(d) := narrow(v, RANGES(2 * (NG + d)), RANGES(2 * (NG + d) + 1), RBITS(NG + d));
     end loop;
     for i in 0 to NM - 1 loop
       v := M_OFFSET(i);
       for d in 0 to ND - 1 loop
         v := v + times(dg(d), M_COEF(i * ND + d));
       end loop;
-      mval(i) := v;
+      mval(i) := narrow(v, RANGES(2 * (NG + ND + i)), RANGES(2 * (NG + ND + i) + 1), RBITS(NG + ND + i));
     end loop;
+    -- (the partial sums wrap as the address does: two's complement, only its bits kept)
     a := 0;
     for c in 0 to NS - 1 loop
       v := C_OFFSET(c);
@@ -447,8 +496,191 @@ package body ss_pkg is
       a := times(a, SPACE(c)) + v;
     end loop;
     digit := dg;
-    raw   := a;
+    raw   := narrow(a, RANGES(2 * AR), RANGES(2 * AR + 1), RBITS(AR));
   end procedure;
+
+  -- [lo, hi] of sum_k coef(first + k * stride) * x_k, x_k in [xlo(k), xhi(k)]: the terms'
+  -- least and greatest products added
+  procedure add_term(c, xlo, xhi : in integer; lo, hi : inout integer) is
+  begin
+    lo := lo + minimum(c * xlo, c * xhi);
+    hi := hi + maximum(c * xlo, c * xhi);
+  end procedure;
+
+  function affine_ranges(NC, NG, ND, NS : positive; NM : natural;
+    EXTENTS, G_OFFSET, G_COEF, D_GROUP, D_DIV, D_MOD, SPACE, C_OFFSET, C_COEF, M_OFFSET, M_COEF : integer_vector)
+    return integer_vector is
+    variable r : integer_vector(0 to 2 * (NG + ND + NM + 1) - 1);
+    variable lo, hi, alo, ahi, glo, ghi : integer;
+  begin
+    for g in 0 to NG - 1 loop
+      lo := G_OFFSET(g);
+      hi := G_OFFSET(g);
+      for k in 0 to NC - 1 loop
+        add_term(G_COEF(g * NC + k), 0, EXTENTS(k) - 1, lo, hi);
+      end loop;
+      r(2 * g)     := lo;
+      r(2 * g + 1) := hi;
+    end loop;
+    for d in 0 to ND - 1 loop
+      glo := r(2 * D_GROUP(d));
+      ghi := r(2 * D_GROUP(d) + 1);
+      if D_MOD(d) /= 0 then
+        lo := 0;
+        hi := D_MOD(d) - 1;
+        if floor_div(glo, D_DIV(d) * D_MOD(d)) = floor_div(ghi, D_DIV(d) * D_MOD(d)) then  -- within a period
+          lo := floor_mod(floor_div(glo, D_DIV(d)), D_MOD(d));
+          hi := floor_mod(floor_div(ghi, D_DIV(d)), D_MOD(d));
+        end if;
+      else
+        lo := floor_div(glo, D_DIV(d));
+        hi := floor_div(ghi, D_DIV(d));
+      end if;
+      r(2 * (NG + d))     := lo;
+      r(2 * (NG + d) + 1) := hi;
+    end loop;
+    for m in 0 to NM - 1 loop
+      lo := M_OFFSET(m);
+      hi := M_OFFSET(m);
+      for d in 0 to ND - 1 loop
+        add_term(M_COEF(m * ND + d), r(2 * (NG + d)), r(2 * (NG + d) + 1), lo, hi);
+      end loop;
+      r(2 * (NG + ND + m))     := lo;
+      r(2 * (NG + ND + m) + 1) := hi;
+    end loop;
+    alo := 0;
+    ahi := 0;
+    for c in 0 to NS - 1 loop
+      lo := C_OFFSET(c);
+      hi := C_OFFSET(c);
+      for d in 0 to ND - 1 loop
+        add_term(C_COEF(c * ND + d), r(2 * (NG + d)), r(2 * (NG + d) + 1), lo, hi);
+      end loop;
+      alo := alo * SPACE(c) + lo;
+      ahi := ahi * SPACE(c) + hi;
+    end loop;
+    r(2 * (NG + ND + NM))     := alo;
+    r(2 * (NG + ND + NM) + 1) := ahi;
+    return r;
+  end function;
+
+  function range_bits(lo, hi : integer) return positive is
+  begin
+    if lo >= 0 then
+      return bits_for(hi);
+    end if;
+    for i in 1 to 30 loop  -- two's complement: -2**i <= lo and hi < 2**i in i + 1 bits
+      if -POW2(i) <= lo and hi < POW2(i) then
+        return i + 1;
+      end if;
+    end loop;
+    return 32;
+  end function;
+
+  function ranges_bits(RANGES : integer_vector) return integer_vector is
+    variable r : integer_vector(0 to RANGES'length / 2 - 1);
+  begin
+    for i in r'range loop
+      r(i) := range_bits(RANGES(RANGES'low + 2 * i), RANGES(RANGES'low + 2 * i + 1));
+    end loop;
+    return r;
+  end function;
+
+  function narrow(x, lo, hi : integer; bits : positive) return integer is
+  begin
+    if SIMULATING then
+      assert lo <= x and x <= hi
+        report "ss_pkg.narrow: " & integer'image(x) & " is outside its range " & integer'image(lo) & " .. " &
+               integer'image(hi) severity failure;
+      return x;
+    end if;
+    if bits >= 32 then
+      return x;
+    elsif lo >= 0 then
+      return to_integer(to_unsigned(x, bits));
+    end if;
+    return to_integer(to_signed(x, bits));
+  end function;
+
+  -- plan: (kind, UB, t, o, m, s, PB), d = o * 2**t with o odd, u of UB bits; kind 0: the
+  -- quotient is 0; 1: u shifted down by t; 2: that times m, shifted down by s (PB bits);
+  -- 3: that divided by o
+  function udiv_plan(d : positive; umax : natural) return integer_vector is
+    constant UB : positive := bits_for(umax);
+    variable o  : positive := d;
+    variable t  : natural := 0;
+    variable m, e, s, u1max : natural := 0;
+  begin
+    while o mod 2 = 0 loop
+      o := o / 2;
+      t := t + 1;
+    end loop;
+    if t >= UB or umax < d then  -- u < d
+      return (0, UB, t, o, 0, 0, 1);
+    end if;
+    u1max := umax / 2 ** t;
+    if o = 1 then
+      return (1, UB, t, o, 0, 0, 1);
+    end if;
+    -- floor(u1 * m / 2**s) = floor(u1 / o) for m = ceil(2**s / o), e = m * o - 2**s, when
+    -- u1max * e < 2**s (u1 = q * o + r: u1 * m / 2**s = u1 / o + u1 * e / (o * 2**s) <
+    -- q + (o - 1) / o + 1 / o); the least such s
+    for i in 0 to 30 loop
+      s := i;
+      m := (POW2(i) + o - 1) / o;
+      e := m * o - POW2(i);
+      exit when e = 0 or u1max <= (POW2(i) - 1) / e;  -- u1max * e < 2**i, without overflow
+    end loop;
+    if (e /= 0 and u1max > (POW2(s) - 1) / e) or u1max > (POW2(30) - 1) / m then  -- no such product fits
+      return (3, UB, t, o, 0, 0, 1);
+    end if;
+    return (2, UB, t, o, m, s, bits_for(u1max * m));
+  end function;
+
+  function udiv_const(u : natural; d : positive; plan : integer_vector) return natural is
+  begin
+    if SIMULATING then
+      return u / d;
+    end if;
+    return udiv_stages(u, plan);
+  end function;
+
+  function udiv_stages(u : natural; plan : integer_vector) return natural is
+    constant KIND : natural := plan(plan'low);
+    constant UB   : positive := plan(plan'low + 1);
+    constant T    : natural := plan(plan'low + 2);
+    constant O    : positive := plan(plan'low + 3);
+    constant M    : natural := plan(plan'low + 4);
+    constant S    : natural := plan(plan'low + 5);
+    constant PB   : positive := plan(plan'low + 6);
+    variable u1   : natural;
+  begin
+    if KIND = 0 then
+      return 0;
+    end if;
+    u1 := to_integer(shift_right(to_unsigned(u, UB), T));
+    if KIND = 1 then
+      return u1;
+    elsif KIND = 2 then
+      return to_integer(shift_right(to_unsigned(times(u1, M), PB), S));
+    end if;
+    return to_integer(to_unsigned(u1, UB) / to_unsigned(O, UB));
+  end function;
+
+  function digit_plans(NG, ND : positive; RANGES, D_GROUP, D_DIV, D_MOD : integer_vector) return integer_vector is
+    variable r : integer_vector(0 to ND * DIGIT_ENTRIES - 1) := (others => 0);
+    variable period, base, umax : integer;
+  begin
+    for d in 0 to ND - 1 loop
+      period := D_DIV(d) * maximum(D_MOD(d), 1);
+      base   := floor_div(RANGES(2 * D_GROUP(d)), period) * period;
+      umax   := RANGES(2 * D_GROUP(d) + 1) - base;
+      r(d * DIGIT_ENTRIES) := base;
+      r(d * DIGIT_ENTRIES + 1 to d * DIGIT_ENTRIES + UDIV_ENTRIES) := udiv_plan(D_DIV(d), umax);
+      r(d * DIGIT_ENTRIES + 1 + UDIV_ENTRIES to (d + 1) * DIGIT_ENTRIES - 1) := udiv_plan(maximum(D_MOD(d), 1), umax / D_DIV(d));
+    end loop;
+    return r;
+  end function;
 
   function counter_digit_step(d, j, NC : natural; G_COEF, D_GROUP, D_DIV : integer_vector) return integer is
   begin
@@ -614,7 +846,19 @@ package body ss_pkg is
 
   procedure run_window(v0, lo, hi, omin, omax : in integer; lo_c, hi_c : out natural) is
   begin
-    lo_c := maximum(omin - 1, minimum(omax + 1, lo - v0)) - (omin - 1);
-    hi_c := maximum(omin - 1, minimum(omax + 1, hi - v0)) - (omin - 1);
+    lo_c := window_edge(v0, lo, omin, omax);
+    hi_c := window_edge(v0, hi, omin, omax);
   end procedure;
+
+  function window_edge(v0, edge, omin, omax : integer) return natural is
+  begin
+    -- compares of v0 with constants, which yosys narrows to v0's bits (edge - v0 is a
+    -- 32-bit difference, and clamping it two 32-bit compares)
+    if v0 >= edge - omin + 1 then     -- edge - v0 <= omin - 1
+      return 0;
+    elsif v0 <= edge - omax - 1 then  -- edge - v0 >= omax + 1
+      return omax - omin + 2;
+    end if;
+    return edge - v0 - omin + 1;
+  end function;
 end package body;
