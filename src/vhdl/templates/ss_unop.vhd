@@ -41,12 +41,16 @@ architecture rtl of ss_unop is
       end if;
       return wrap_to(shift_right(v + shift_left(to_signed(1, W), K - 1) - 1, K), O_BITS);
     elsif OP = "sat" then
-      if v > shift_left(to_signed(1, W), O_BITS - 1) - 1 then
+      -- v fits O_BITS exactly when its bits from O_BITS - 1 up are all its sign: two
+      -- compares with constants that are LUTs (as v > max and v < min they were two W-bit
+      -- carry chains a lane, most of a requantizing unit's logic in yosys)
+      if v(W - 1 downto O_BITS - 1) = (W - 1 downto O_BITS - 1 => '0') or
+         v(W - 1 downto O_BITS - 1) = (W - 1 downto O_BITS - 1 => '1') then
+        return wrap_to(v, O_BITS);
+      elsif v(W - 1) = '0' then
         return wrap_to(shift_left(to_signed(1, W), O_BITS - 1) - 1, O_BITS);
-      elsif v < -shift_left(to_signed(1, W), O_BITS - 1) then
-        return wrap_to(-shift_left(to_signed(1, W), O_BITS - 1), O_BITS);
       end if;
-      return wrap_to(v, O_BITS);
+      return wrap_to(-shift_left(to_signed(1, W), O_BITS - 1), O_BITS);
     end if;
     return wrap_to(x, O_BITS);  -- "wrap"
   end function;
