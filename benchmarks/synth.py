@@ -73,6 +73,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import tempfile
 import time
 
@@ -259,8 +260,21 @@ def logged_usage(log_path):
 
 
 def read_black_boxes(kids):
-    """The yosys commands that read a module's submodules as black boxes (ports only)."""
-    return "".join(f"read_verilog -lib {c}.v\n" for c in sorted(kids))
+    """The yosys commands that read a module's submodules as black boxes (ports only), from
+    their NAME.bb.v copies (write_black_boxes). Not from NAME.v: that is the submodule's own
+    input, and a parent rewriting it made the submodule's reuse check (its text unchanged,
+    a statistics file there) pass with the statistics of its old text."""
+    return "".join(f"read_verilog -lib {c}.bb.v\n" for c in sorted(kids))
+
+
+def write_black_boxes(mdir, kids, modules):
+    """The submodules' texts as NAME.bb.v, each replaced whole (several runs write them)."""
+    for c in sorted(kids):
+        path = os.path.join(mdir, c + ".bb.v")
+        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(modules[c])
+        os.replace(tmp, path)
 
 
 def multiplies(args, name, mdir, kids):
@@ -317,9 +331,7 @@ def synth_per_module(args, verilog, top, work):
         for path, text in ((v, modules[name]), (ys, script)):
             with open(path, "w") as f:
                 f.write(text)
-        for c in kids[name]:  # the black boxes' texts
-            with open(os.path.join(mdir, c + ".v"), "w") as f:
-                f.write(modules[c])
+        write_black_boxes(mdir, kids[name], modules)
         if args.dsps_only:
             mul, seconds = multiplies(args, name, mdir, kids[name])
             if not mul:
