@@ -49,6 +49,8 @@ architecture rtl of ss_line_ram is
   signal wsel, rsel : natural range 0 to N - 1;
   signal wr, rd     : boolean;  -- a write / a read is taken at this edge: wsel's / rsel's
   signal wline, rline : natural range 0 to LINES - 1;  -- the lines they address
+  signal wdata : std_logic_vector(LINE_BITS - 1 downto 0);   -- the write's line
+  signal wbe   : std_logic_vector(LINE_BYTES - 1 downto 0);  -- and its byte enables
 
   -- port p's line, 0 for an address outside the RAM (an idle port's may be anything)
   -- (BASE indexed by the loop's constant, not by p: indexed by a signal, GHDL makes the
@@ -86,6 +88,25 @@ begin
     rline <= line_of(l_addr, pr);
   end process;
 
+  -- the taken write's data and enables, an AND-OR over the ports (l_wdata indexed by wsel
+  -- made GHDL write a dynamic extract from the whole N-line vector per byte, which yosys
+  -- built as shifters: 28,657 LUTs in a 16-port RAM of 512 lines)
+  wselect : process (all)
+    variable d : std_logic_vector(LINE_BITS - 1 downto 0);
+    variable e : std_logic_vector(LINE_BYTES - 1 downto 0);
+  begin
+    d := (others => '0');
+    e := (others => '0');
+    for i in 0 to N - 1 loop
+      if i = wsel then
+        d := d or l_wdata(i * LINE_BITS + LINE_BITS - 1 downto i * LINE_BITS);
+        e := e or l_be(i * LINE_BYTES + LINE_BYTES - 1 downto i * LINE_BYTES);
+      end if;
+    end loop;
+    wdata <= d;
+    wbe   <= e;
+  end process;
+
   control : process (clk)
   begin
     if rising_edge(clk) then
@@ -116,8 +137,8 @@ begin
       end if;
       if wr then
         for b in 0 to LINE_BYTES - 1 loop
-          if l_be(wsel * LINE_BYTES + b) = '1' then
-            ram(wline)(8 * b + 7 downto 8 * b) := l_wdata(wsel * LINE_BITS + 8 * b + 7 downto wsel * LINE_BITS + 8 * b);
+          if wbe(b) = '1' then
+            ram(wline)(8 * b + 7 downto 8 * b) := wdata(8 * b + 7 downto 8 * b);
           end if;
         end loop;
       end if;
