@@ -499,8 +499,7 @@ package body ss_pkg is
     raw   := narrow(a, RANGES(2 * AR), RANGES(2 * AR + 1), RBITS(AR));
   end procedure;
 
-  -- [lo, hi] of sum_k coef(first + k * stride) * x_k, x_k in [xlo(k), xhi(k)]: the terms'
-  -- least and greatest products added
+  -- [lo, hi] widened by the term c * x, x in [xlo, xhi] (its least and greatest product)
   procedure add_term(c, xlo, xhi : in integer; lo, hi : inout integer) is
   begin
     lo := lo + minimum(c * xlo, c * xhi);
