@@ -73,7 +73,6 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import tempfile
 import time
 
@@ -267,14 +266,12 @@ def read_black_boxes(kids):
     return "".join(f"read_verilog -lib {c}.bb.v\n" for c in sorted(kids))
 
 
-def write_black_boxes(mdir, kids, modules):
-    """The submodules' texts as NAME.bb.v, each replaced whole (several runs write them)."""
-    for c in sorted(kids):
-        path = os.path.join(mdir, c + ".bb.v")
-        tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        with open(tmp, "w") as f:
+def write_black_boxes(mdir, names, modules):
+    """The texts of the modules that are some module's submodule, as NAME.bb.v: once per
+    run, before any yosys run reads them."""
+    for c in sorted(names):
+        with open(os.path.join(mdir, c + ".bb.v"), "w") as f:
             f.write(modules[c])
-        os.replace(tmp, path)
 
 
 def multiplies(args, name, mdir, kids):
@@ -313,6 +310,7 @@ def synth_per_module(args, verilog, top, work):
         raise SynthError(f"{verilog}: {e}")
     mdir = os.path.join(work, "modules")
     os.makedirs(mdir, exist_ok=True)
+    write_black_boxes(mdir, set().union(*kids.values()), modules)
 
     def unchanged(path, text, key=lambda t: t):
         if not os.path.isfile(path):
@@ -331,7 +329,6 @@ def synth_per_module(args, verilog, top, work):
         for path, text in ((v, modules[name]), (ys, script)):
             with open(path, "w") as f:
                 f.write(text)
-        write_black_boxes(mdir, kids[name], modules)
         if args.dsps_only:
             mul, seconds = multiplies(args, name, mdir, kids[name])
             if not mul:
