@@ -3,6 +3,9 @@
 -- numeric_std's wrapping "+". Vectors of 2 x 3 lanes of extreme and mixed 32-bit values
 -- (carries out of the low half, sums that wrap past +-2**31), and of 8-bit lanes (their
 -- low bytes, summed sign-extended), each output lane compared with the wrapping "+".
+-- The 8-bit lanes are also summed into 16 and 9 bits: those are not SIMULATED_SUM, so
+-- the simulator runs the tree that synthesis builds, with its nodes as narrow as their
+-- sums (exact into 16 bits; capped at 9 bits, where the sum wraps).
 -- Writes "checked N errors E".
 library ieee;
 use ieee.std_logic_1164.all;
@@ -27,6 +30,8 @@ architecture sim of reduce_vec_tb is
   signal o_data : std_logic_vector(LANES_OUT * 32 - 1 downto 0);
   signal b_data : std_logic_vector(LANES_OUT * N * 8 - 1 downto 0);  -- the 8-bit lanes
   signal b_out  : std_logic_vector(LANES_OUT * 32 - 1 downto 0);
+  signal b_out16 : std_logic_vector(LANES_OUT * 16 - 1 downto 0);
+  signal b_out9  : std_logic_vector(LANES_OUT * 9 - 1 downto 0);
   signal done   : boolean := false;
 begin
   dut : entity work.ss_reduce_vec
@@ -37,6 +42,14 @@ begin
     generic map (KIND => "add", LANES_OUT => LANES_OUT, N => N, I_BITS => 8, O_BITS => 32)
     port map (clk => clk, rst => rst, i_valid => i_valid, i_ready => open, i_data => b_data,
               o_valid => open, o_ready => '1', o_data => b_out);
+  dut16 : entity work.ss_reduce_vec
+    generic map (KIND => "add", LANES_OUT => LANES_OUT, N => N, I_BITS => 8, O_BITS => 16)
+    port map (clk => clk, rst => rst, i_valid => i_valid, i_ready => open, i_data => b_data,
+              o_valid => open, o_ready => '1', o_data => b_out16);
+  dut9 : entity work.ss_reduce_vec
+    generic map (KIND => "add", LANES_OUT => LANES_OUT, N => N, I_BITS => 8, O_BITS => 9)
+    port map (clk => clk, rst => rst, i_valid => i_valid, i_ready => open, i_data => b_data,
+              o_valid => open, o_ready => '1', o_data => b_out9);
   -- both take every vector in the same cycle (o_ready = '1')
   clk <= not clk after 5 ns when not done;
 
@@ -45,6 +58,8 @@ begin
     variable want : signed(31 downto 0);
     variable idx  : natural;
     variable want8 : integer;
+    variable wrapped9 : integer;
+    variable wraps : natural := 0;  -- 9-bit sums that wrapped: the cap must be exercised
     variable vec   : std_logic_vector(LANES_OUT * N * 32 - 1 downto 0);
   begin
     rst <= '1';
@@ -80,11 +95,28 @@ begin
             for k in 0 to N - 1 loop
               want8 := want8 + to_integer(signed(b_data((j * N + k) * 8 + 7 downto (j * N + k) * 8)));
             end loop;
-            checks := checks + 1;
+            checks := checks + 3;
             if signed(b_out(j * 32 + 31 downto j * 32)) /= to_signed(want8, 32) then
               errors := errors + 1;
               report "8-bit lane " & integer'image(j) & " differs at " & integer'image(a) & " " & integer'image(b) & " " &
                      integer'image(c) severity error;
+            end if;
+            if signed(b_out16(j * 16 + 15 downto j * 16)) /= to_signed(want8, 16) then
+              errors := errors + 1;
+              report "16-bit sum of lane " & integer'image(j) & " differs at " & integer'image(a) & " " &
+                     integer'image(b) & " " & integer'image(c) severity error;
+            end if;
+            wrapped9 := want8 mod 512;  -- the 9-bit two's complement of the sum
+            if wrapped9 >= 256 then
+              wrapped9 := wrapped9 - 512;
+            end if;
+            if want8 /= wrapped9 then
+              wraps := wraps + 1;
+            end if;
+            if signed(b_out9(j * 9 + 8 downto j * 9)) /= to_signed(wrapped9, 9) then
+              errors := errors + 1;
+              report "9-bit sum of lane " & integer'image(j) & " differs at " & integer'image(a) & " " &
+                     integer'image(b) & " " & integer'image(c) severity error;
             end if;
           end loop;
           want := VALUES(c) + VALUES(a) + VALUES(idx);
@@ -95,6 +127,10 @@ begin
         end loop;
       end loop;
     end loop;
+    if wraps = 0 then
+      errors := errors + 1;
+      report "no 9-bit sum wrapped" severity error;
+    end if;
     write_result(RESULT_FILE, checks, errors);
     done <= true;
     wait;

@@ -126,7 +126,7 @@ TEST(Templates, SimulatedShiftersAgreeWithTheStagesSynthesisBuilds) {
 
 TEST(Templates, SimulatedSumsWrapAsTheAdderTree) {
   // ss_reduce_vec sums 32-bit lanes in integer halves in simulation; extreme values carry
-  // and wrap
+  // and wrap. Narrower sums run the tree synthesis builds, its nodes as wide as their sums.
   expectPackageTestbenchPasses("reduce_vec", 10'000, {"ss_reduce_vec"});
 }
 
