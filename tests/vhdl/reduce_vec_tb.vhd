@@ -50,7 +50,7 @@ begin
     generic map (KIND => "add", LANES_OUT => LANES_OUT, N => N, I_BITS => 8, O_BITS => 9)
     port map (clk => clk, rst => rst, i_valid => i_valid, i_ready => open, i_data => b_data,
               o_valid => open, o_ready => '1', o_data => b_out9);
-  -- both take every vector in the same cycle (o_ready = '1')
+  -- all four take every vector in the same cycle (o_ready = '1')
   clk <= not clk after 5 ns when not done;
 
   process
