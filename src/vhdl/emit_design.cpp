@@ -120,6 +120,15 @@ std::string orWhen(const std::vector<size_t>& units) {
   return s;
 }
 
+/// `target <= v0 when c0 else v1 when c1 else ... otherwise;`, a choice a line, indented
+/// by `indent`.
+std::string whenElse(const std::string& indent, const std::string& target,
+                     const std::vector<std::pair<std::string, std::string>>& choices, const std::string& otherwise) {
+  std::string s = indent + target + " <= ";
+  for (const auto& [v, c] : choices) s += fmt::format("{} when {} else\n{}  ", v, c, indent);
+  return s + otherwise + ";\n";
+}
+
 /// A multiplexer over units: `value(u)` of the first unit whose `when(u)` holds, `idle`
 /// if none does. Where units share a value (calls that read the same pool RAM), the first
 /// holding unit is picked once, as the index of its value (`pick`), and the data chooses
@@ -129,25 +138,22 @@ std::string orWhen(const std::vector<size_t>& units) {
 std::string muxOver(const std::string& target, const std::vector<size_t>& units,
                     const std::function<std::string(size_t)>& when, const std::function<std::string(size_t)>& value,
                     const std::string& idle) {
-  std::vector<std::string> values;  // distinct, in the order of their first unit
-  std::vector<size_t> index;        // units[i]'s value, in values
+  std::vector<std::string> values;                        // distinct, in the order of their first unit
+  std::vector<std::pair<std::string, std::string>> picks;  // per unit: its value's index, when it holds
+  std::vector<std::pair<std::string, std::string>> direct;  // per unit: its value, when it holds
   for (size_t u : units) {
-    auto at = std::find(values.begin(), values.end(), value(u));
-    index.push_back(static_cast<size_t>(at - values.begin()));
-    if (at == values.end()) values.push_back(value(u));
+    const std::string v = value(u);
+    auto at = std::find(values.begin(), values.end(), v);
+    picks.emplace_back(std::to_string(at - values.begin()), when(u));
+    direct.emplace_back(v, when(u));
+    if (at == values.end()) values.push_back(v);
   }
-  std::string s;
-  if (values.size() == units.size()) {
-    s = "  " + target + " <= ";
-    for (size_t u : units) s += fmt::format("{} when {} else\n    ", value(u), when(u));
-    return s + idle + ";\n";
-  }
-  s = fmt::format("  {0}_mux : block\n    signal pick : natural range 0 to {1};\n  begin\n    pick <= ", target,
-                  values.size());
-  for (size_t i = 0; i < units.size(); ++i) s += fmt::format("{} when {} else\n      ", index[i], when(units[i]));
-  s += fmt::format("{};\n    {} <= ", values.size(), target);
-  for (size_t k = 0; k < values.size(); ++k) s += fmt::format("{} when pick = {} else\n      ", values[k], k);
-  return s + idle + ";\n  end block;\n";
+  if (values.size() == units.size()) return whenElse("  ", target, direct, idle);
+  std::vector<std::pair<std::string, std::string>> data;
+  for (size_t k = 0; k < values.size(); ++k) data.emplace_back(values[k], fmt::format("pick = {}", k));
+  return fmt::format("  {0}_mux : block\n    signal pick : natural range 0 to {1};\n  begin\n", target, values.size()) +
+         whenElse("    ", "pick", picks, std::to_string(values.size())) + whenElse("    ", target, data, idle) +
+         "  end block;\n";
 }
 
 /// Call u of an instance holds it: it runs, and the call before it, if that is the unit
